@@ -1,0 +1,175 @@
+// swift-tools-version:6.2
+// ExposureSuite: four services (verification, test-result, submission, portal) on one shared core.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// A service is a library (API/, Domain/, Storage/) that tests and the all-in-one launcher reuse,
+/// plus a thin executable that only parses its command line.
+func service(
+    _ name: String,
+    folder: String,
+    executable: String,
+    dependencies: [Target.Dependency],
+    openAPI: Bool = true,
+    resources: [Resource]? = nil
+) -> [Target] {
+    [
+        .target(
+            name: name,
+            dependencies: ["ExposureCore"] + dependencies + (openAPI ? [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ] : []),
+            path: "Services/\(folder)/Sources",
+            resources: resources,
+            swiftSettings: swiftSettings,
+            plugins: openAPI ? [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")] : []
+        ),
+        .executableTarget(
+            name: executable,
+            dependencies: [.target(name: name), "ExposureCore"],
+            path: "Services/\(folder)/Main",
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
+
+let package = Package(
+    name: "ExposureSuite",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ExposureCore", targets: ["ExposureCore"]),
+        .library(name: "ExposureProtocol", targets: ["ExposureProtocol"]),
+        .executable(name: "verification-service", targets: ["verification-service"]),
+        .executable(name: "testresult-service", targets: ["testresult-service"]),
+        .executable(name: "submission-service", targets: ["submission-service"]),
+        .executable(name: "portal-service", targets: ["portal-service"]),
+        .executable(name: "exposure-suite", targets: ["exposure-suite"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["CommandLineArguments"]),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+    ],
+    targets: [
+        // MARK: Shared
+        .target(
+            name: "ExposureCore",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ],
+            path: "Shared/Core",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ExposureProtocol",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Shared/Protocol",
+            exclude: ["proto"],
+            swiftSettings: swiftSettings
+        ),
+        // Generated clients: how one service calls another over HTTP, from openapi/ alone.
+        .target(
+            name: "TestResultClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ],
+            path: "Shared/Clients/TestResultClient",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(
+            name: "VerificationClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ],
+            path: "Shared/Clients/VerificationClient",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(
+            name: "ExposureTestSupport",
+            dependencies: [
+                "ExposureCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            path: "Shared/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Services
+    ]
+    + service("Verification", folder: "Verification", executable: "verification-service", dependencies: [
+        "TestResultClient",
+        .product(name: "JWTKit", package: "jwt-kit"),
+    ])
+    + service("TestResult", folder: "TestResult", executable: "testresult-service", dependencies: [])
+    + service("Submission", folder: "Submission", executable: "submission-service", dependencies: [
+        "ExposureProtocol",
+        "VerificationClient",
+        .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+    ])
+    + service("Portal", folder: "Portal", executable: "portal-service", dependencies: [
+        "VerificationClient",
+        .product(name: "Mustache", package: "swift-mustache"),
+        .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+        .product(name: "JWTKit", package: "jwt-kit"),
+    ], openAPI: false, resources: [.copy("Resources")])
+    + [
+        .executableTarget(
+            name: "exposure-suite",
+            dependencies: ["ExposureCore", "Verification", "TestResult", "Submission", "Portal"],
+            path: "Services/Suite",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "ExposureCoreTests", dependencies: ["ExposureCore", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "TestResultTests", dependencies: ["TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "VerificationTests", dependencies: ["Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SubmissionTests", dependencies: ["Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
+    ]
+)

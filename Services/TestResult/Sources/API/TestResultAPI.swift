@@ -1,0 +1,71 @@
+import ExposureCore
+import Foundation
+import Logging
+import Metrics
+import OpenAPIRuntime
+
+/// The handlers of `openapi/testresult.yaml`: validation and storage rules live in `Domain/` and `Storage/`.
+struct TestResultAPI: APIProtocol {
+    let store: TestResultStore
+    let validator: ResultBatchValidator
+    let clock: any WallClock
+    let logger: Logger
+
+    func postLabResults(_ input: Operations.postLabResults.Input) async throws -> Operations.postLabResults.Output {
+        guard case .json(let batch) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        try await storeBatch(batch, kind: .pcr)
+        return .noContent(.init())
+    }
+
+    func postQuickTestResults(_ input: Operations.postQuickTestResults.Input) async throws -> Operations.postQuickTestResults.Output {
+        guard case .json(let batch) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        try await storeBatch(batch, kind: .quick)
+        return .noContent(.init())
+    }
+
+    func getAppResult(_ input: Operations.getAppResult.Input) async throws -> Operations.getAppResult.Output {
+        guard case .json(let query) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        guard Codes.isHashedGUID(query.id, allowDobPrefix: true) else {
+            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
+            throw APIError.badRequest("id must be 64 hexadecimal characters (the first may be x).", code: "invalid_id")
+        }
+        // An unknown id is pending as of now; nothing is written on a read.
+        let stored = try await store.find(id: query.id)
+        Counter(label: "testresult_queries_total", dimensions: [("outcome", stored == nil ? "unknown" : "found")]).increment()
+        let answer = Components.Schemas.ResultAnswer(
+            testResult: stored?.result ?? TestResultCode.pending.rawValue,
+            sc: stored?.sampleCollection ?? clock.now().epochSeconds,
+            labId: stored?.labID
+        )
+        return .ok(.init(body: .json(answer)))
+    }
+
+    private func storeBatch(_ batch: Components.Schemas.ResultBatch, kind: ResultKind) async throws {
+        guard let labID = AuthenticatedLab.labID else { throw APIError.unauthorized() }
+        if let claimed = batch.labId, claimed != labID {
+            Counter(label: "testresult_batches_rejected_total", dimensions: [("kind", kind.rawValue), ("reason", "lab_mismatch")]).increment()
+            throw APIError.forbidden("labId does not match the lab of the credential.", code: "lab_mismatch")
+        }
+        let now = clock.now()
+        let valid: [ValidResult]
+        do {
+            valid = try validator.validate(
+                batch.testResults.map { IncomingResult(id: $0.id, result: $0.result, sampleCollection: $0.sc) },
+                kind: kind,
+                now: now
+            )
+        } catch {
+            Counter(label: "testresult_batches_rejected_total", dimensions: [("kind", kind.rawValue), ("reason", error.reason.rawValue)]).increment()
+            if error.reason == .tooLarge { throw APIError(.contentTooLarge, code: "batch_too_large", message: error.message) }
+            throw APIError.badRequest(error.message, code: "invalid_result")
+        }
+        let outcome = try await store.store(valid, labID: labID, now: now)
+        for result in valid {
+            Counter(label: "testresult_results_received_total", dimensions: [("kind", kind.rawValue), ("result", "\(result.result.rawValue)")]).increment()
+        }
+        if outcome.refused > 0 {
+            Counter(label: "testresult_updates_refused_total", dimensions: [("kind", kind.rawValue)]).increment(by: outcome.refused)
+            logger.notice("results not updated (redeemed or owned by another lab)", metadata: ["lab": "\(labID)", "count": "\(outcome.refused)"])
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ExposureCore
+import Foundation
+import SQLKit
+
+public struct LabCredentialSummary: Sendable, Equatable {
+    public let labID: String
+    public let createdAt: Int64
+    public let revokedAt: Int64?
+    /// The first characters of the key's hash, to tell keys of one lab apart without revealing anything.
+    public let fingerprint: String
+}
+
+/// Queries on `lab_credentials`: API keys stored as SHA-256, bound to one lab id each.
+public struct LabCredentialStore: Sendable {
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    public func add(labID: String, keyHash: String, now: Date) async throws {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                INSERT INTO lab_credentials (key_hash, lab_id, created_at, revoked_at)
+                VALUES (\(bind: keyHash), \(bind: labID), \(bind: now.epochSeconds), NULL)
+                """).run()
+        }
+    }
+
+    /// The lab id of an active key, or nil.
+    public func labID(forKeyHash keyHash: String) async throws -> String? {
+        try await database.withConnection { connection in
+            let row = try await connection.raw("SELECT lab_id FROM lab_credentials WHERE key_hash = \(bind: keyHash) AND revoked_at IS NULL").first()
+            return try row?.decode(column: "lab_id", as: String.self)
+        }
+    }
+
+    public func list() async throws -> [LabCredentialSummary] {
+        try await database.withConnection { connection in
+            try await connection.raw("SELECT key_hash, lab_id, created_at, revoked_at FROM lab_credentials ORDER BY lab_id, created_at").all().map { row in
+                LabCredentialSummary(
+                    labID: try row.decode(column: "lab_id", as: String.self),
+                    createdAt: try row.decode(column: "created_at", as: Int64.self),
+                    revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
+                    fingerprint: String(try row.decode(column: "key_hash", as: String.self).prefix(12))
+                )
+            }
+        }
+    }
+
+    /// Revokes every active key of a lab; returns how many.
+    public func revoke(labID: String, now: Date) async throws -> Int {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                UPDATE lab_credentials SET revoked_at = \(bind: now.epochSeconds)
+                WHERE lab_id = \(bind: labID) AND revoked_at IS NULL RETURNING key_hash
+                """).all().count
+        }
+    }
+}

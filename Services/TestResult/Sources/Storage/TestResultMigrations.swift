@@ -1,0 +1,31 @@
+import ExposureCore
+
+/// The test-result service's schema, in order. Never edit a released migration: add a new one.
+enum TestResultMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "create test_results and lab_credentials", sql: [
+            """
+            CREATE TABLE test_results (
+                id TEXT PRIMARY KEY,
+                result INTEGER NOT NULL,
+                sample_collection BIGINT NOT NULL,
+                lab_id TEXT NOT NULL,
+                received_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX test_results_received_at ON test_results (received_at)",
+            """
+            CREATE TABLE lab_credentials (
+                key_hash TEXT PRIMARY KEY,
+                lab_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX lab_credentials_lab_id ON lab_credentials (lab_id)",
+        ]),
+    ]
+
+    static var migrator: Migrator { Migrator(service: "testresult", migrations: all) }
+}

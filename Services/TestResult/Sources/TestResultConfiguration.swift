@@ -1,0 +1,34 @@
+import ExposureCore
+import Foundation
+
+/// Everything the test-result service reads from its environment (see docs/operations.md).
+public struct TestResultConfiguration: Sendable {
+    public var common: CommonSettings
+    /// Lab-facing listener (`PORT`, default 8020).
+    public var labListener: ListenerAddress
+    /// Internal listener for the verification service (`INTERNAL_PORT`, default 8021).
+    public var internalListener: ListenerAddress
+    /// Results per request (`MAX_BATCH_SIZE`, default 1000).
+    public var maxBatchSize: Int
+    /// Request body limit in bytes (`MAX_BODY_BYTES`, default 512 KiB: a full batch of 1000 fits).
+    public var maxBodyBytes: Int
+    public var retention: RetentionPolicy
+    /// How often retention runs (`RETENTION_INTERVAL`, default 1h).
+    public var retentionInterval: Duration
+
+    public init(_ settings: Settings) throws(ConfigurationError) {
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/testresult.db")
+        labListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8020))
+        internalListener = ListenerAddress(host: common.bindHost, port: try settings.port("INTERNAL_PORT", default: 8021))
+        maxBatchSize = try settings.int("MAX_BATCH_SIZE", default: 1000, in: 1...100_000)
+        maxBodyBytes = try settings.int("MAX_BODY_BYTES", default: 512 * 1024, in: 1024...64 * 1024 * 1024)
+        retention = RetentionPolicy(
+            redeemAfter: try settings.duration("RESULT_REDEEM_AFTER", default: .seconds(21 * 86400), minimum: .seconds(3600)),
+            deleteAfter: try settings.duration("RESULT_DELETE_AFTER", default: .seconds(60 * 86400), minimum: .seconds(3600))
+        )
+        guard retention.deleteAfter >= retention.redeemAfter else {
+            throw ConfigurationError(variable: "RESULT_DELETE_AFTER", reason: "must not be shorter than RESULT_REDEEM_AFTER")
+        }
+        retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+    }
+}

@@ -1,0 +1,78 @@
+import ExposureCore
+import Foundation
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// The test-result service: lab results in (lab listener), test status out (internal listener).
+public enum TestResultService {
+    public static let name = "testresult"
+    public static let labListener = "lab"
+    public static let internalListener = "internal"
+
+    /// Opens and migrates the database, then builds the listeners and the retention job.
+    public static func makeBundle(_ configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
+        let environment = environment.named(name)
+        let database = try await Database.open(configuration.common, migrator: TestResultMigrations.migrator, environment: environment)
+        do {
+            return try makeBundle(configuration, database: database, environment: environment)
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    static func makeBundle(_ configuration: TestResultConfiguration, database: Database, environment: ServiceEnvironment) throws -> ServiceBundle {
+        let logger = environment.logger
+        let store = TestResultStore(database: database)
+        let api = TestResultAPI(
+            store: store,
+            validator: ResultBatchValidator(maxBatchSize: configuration.maxBatchSize),
+            clock: environment.clock,
+            logger: logger
+        )
+        let middlewares: [any ServerMiddleware] = [
+            OpenAPIErrorMiddleware(logger: logger),
+            LabAuthenticationMiddleware(credentials: LabCredentialStore(database: database)),
+        ]
+        let readiness = [ReadinessCheck.database(database)]
+
+        let labRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: configuration.maxBodyBytes), readiness: readiness, metrics: true)
+        try api.registerHandlers(
+            on: PathFilteredTransport(labRouter) { !$0.hasPrefix("/api/v1/app/") },
+            configuration: StandardRouter.openAPIConfiguration,
+            middlewares: middlewares
+        )
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), readiness: readiness, metrics: true)
+        try api.registerHandlers(
+            on: PathFilteredTransport(internalRouter) { $0.hasPrefix("/api/v1/app/") },
+            configuration: StandardRouter.openAPIConfiguration,
+            middlewares: middlewares
+        )
+
+        let retention = PeriodicJob(name: "testresult.retention", interval: configuration.retentionInterval, logger: logger) {
+            let (redeemed, deleted) = try await store.applyRetention(configuration.retention, now: environment.clock.now())
+            if redeemed + deleted > 0 {
+                logger.info("retention applied", metadata: ["redeemed": "\(redeemed)", "deleted": "\(deleted)"])
+            }
+        }
+        return ServiceBundle(
+            name: name,
+            listeners: [
+                HTTPListener(name: labListener, address: configuration.labListener, router: labRouter, serviceName: name, logger: logger),
+                HTTPListener(name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name, logger: logger),
+            ],
+            jobs: [retention],
+            cleanup: { await database.shutdown() }
+        )
+    }
+}
+
+extension TestResultService {
+    /// Applies migrations and closes the database.
+    public static func migrate(_ configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(configuration.common, migrator: TestResultMigrations.migrator, environment: environment)
+        await database.shutdown()
+    }
+}

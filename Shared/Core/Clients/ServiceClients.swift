@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOPosix
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+
+/// How a service calls another: a bounded timeout per attempt and a few retries with backoff.
+public struct DownstreamPolicy: Sendable {
+    public var timeout: Duration
+    public var attempts: Int
+    public var initialBackoff: Duration
+
+    public init(timeout: Duration = .seconds(3), attempts: Int = 3, initialBackoff: Duration = .milliseconds(50)) {
+        self.timeout = timeout
+        self.attempts = attempts
+        self.initialBackoff = initialBackoff
+    }
+}
+
+/// Builds the transport and middleware for a generated OpenAPI client.
+public enum ServiceClients {
+    public static func transport(timeout: Duration, client: HTTPClient = .shared) -> AsyncHTTPClientTransport {
+        let milliseconds = Int64(timeout.seconds * 1000)
+        return AsyncHTTPClientTransport(configuration: .init(client: client, timeout: .milliseconds(milliseconds)))
+    }
+
+    public static func middlewares(policy: DownstreamPolicy, logger: Logger) -> [any ClientMiddleware] {
+        [RetryingClientMiddleware(policy: policy, logger: logger)]
+    }
+
+    /// A readiness check that a downstream service's `/health/live` answers 200.
+    public static func liveness(name: String, baseURL: URL, client: HTTPClient = .shared) -> ReadinessCheck {
+        ReadinessCheck(name: name) {
+            let url = baseURL.appendingPathComponent("health/live").absoluteString
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(2))
+            guard response.status == .ok else { throw APIError.dependencyUnavailable(name) }
+        }
+    }
+}
+
+/// Retries an operation when the connection failed or the server answered 502/503/504, with exponential
+/// backoff, up to `policy.attempts` attempts. Other answers (including 4xx and 500) are final: a request
+/// that reached the handler is not repeated, so a TAN is never spent twice by a retry.
+public struct RetryingClientMiddleware: ClientMiddleware {
+    let policy: DownstreamPolicy
+    let logger: Logger
+
+    public func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var backoff = policy.initialBackoff
+        var attempt = 1
+        while true {
+            do {
+                let (response, responseBody) = try await next(request, body, baseURL)
+                let retryable = [502, 503, 504].contains(response.status.code)
+                if retryable && attempt < policy.attempts {
+                    logger.warning("downstream answered \(response.status.code); retrying", metadata: ["operation": "\(operationID)", "attempt": "\(attempt)"])
+                } else {
+                    return (response, responseBody)
+                }
+            } catch {
+                guard attempt < policy.attempts, Self.isConnectionFailure(error) else { throw error }
+                logger.warning("downstream unreachable; retrying", metadata: ["operation": "\(operationID)", "attempt": "\(attempt)"])
+            }
+            try await Task.sleep(for: backoff)
+            backoff *= 2
+            attempt += 1
+        }
+    }
+
+    /// Failures where the request cannot have reached the server's handler.
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        let underlying = (error as? ClientError)?.underlyingError ?? error
+        if let httpError = underlying as? HTTPClientError {
+            return [HTTPClientError.connectTimeout, .remoteConnectionClosed, .alreadyShutdown].contains(httpError)
+        }
+        if underlying is NIOConnectionError { return true }
+        let text = String(describing: underlying)
+        return text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("connect(descriptor")
+    }
+}

@@ -1,0 +1,125 @@
+import Configuration
+import Foundation
+
+/// A configuration value that is missing its mark: names the variable and says what is wrong.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public let variable: String
+    public let reason: String
+
+    public init(variable: String, reason: String) {
+        self.variable = variable
+        self.reason = reason
+    }
+
+    public var description: String { "invalid configuration: \(variable) \(reason)" }
+}
+
+/// Typed, validated access to settings from command-line flags and environment variables.
+///
+/// A setting is named by its environment variable (`DATABASE_URL`); the same setting can be given as a
+/// flag (`--database-url`), which wins over the environment. Every accessor validates its value and throws a
+/// `ConfigurationError` that names the variable, so a bad deployment stops at start-up with one clear line.
+public struct Settings: Sendable {
+    private let reader: ConfigReader
+
+    public init(arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.reader = ConfigReader(providers: [
+            CommandLineArgumentsProvider(arguments: arguments),
+            EnvironmentVariablesProvider(environmentVariables: environment),
+        ])
+    }
+
+    /// The dotted key swift-configuration maps to both `NAME_OF_VAR` and `--name-of-var`.
+    private func key(_ variable: String) -> String {
+        variable.lowercased().replacingOccurrences(of: "_", with: ".")
+    }
+
+    /// The raw text of a setting, or nil when it is absent or empty.
+    public func raw(_ variable: String) -> String? {
+        guard let value = reader.string(forKey: ConfigKey(key(variable))), !value.isEmpty else { return nil }
+        return value
+    }
+
+    public func string(_ variable: String, default defaultValue: String) -> String {
+        raw(variable) ?? defaultValue
+    }
+
+    public func optionalString(_ variable: String) -> String? {
+        raw(variable)
+    }
+
+    public func requiredString(_ variable: String) throws(ConfigurationError) -> String {
+        guard let value = raw(variable) else { throw ConfigurationError(variable: variable, reason: "is required") }
+        return value
+    }
+
+    public func int(_ variable: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let text = raw(variable) else { return defaultValue }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            throw ConfigurationError(variable: variable, reason: "must be a whole number, got '\(text)'")
+        }
+        guard range.contains(value) else {
+            throw ConfigurationError(variable: variable, reason: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+        }
+        return value
+    }
+
+    public func port(_ variable: String, default defaultValue: Int) throws(ConfigurationError) -> Int {
+        try int(variable, default: defaultValue, in: 0...65535)
+    }
+
+    public func bool(_ variable: String, default defaultValue: Bool) throws(ConfigurationError) -> Bool {
+        guard let text = raw(variable)?.lowercased() else { return defaultValue }
+        switch text {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ConfigurationError(variable: variable, reason: "must be true or false, got '\(text)'")
+        }
+    }
+
+    /// A duration such as `90s`, `15m`, `1h`, `14d` or a bare number of seconds.
+    public func duration(_ variable: String, default defaultValue: Duration, minimum: Duration = .zero) throws(ConfigurationError) -> Duration {
+        guard let text = raw(variable) else { return defaultValue }
+        guard let value = Self.parseDuration(text) else {
+            throw ConfigurationError(variable: variable, reason: "must be a duration such as 30s, 15m, 1h or 14d, got '\(text)'")
+        }
+        guard value >= minimum else {
+            throw ConfigurationError(variable: variable, reason: "must be at least \(minimum), got '\(text)'")
+        }
+        return value
+    }
+
+    /// A comma-separated list; entries are trimmed and empty ones dropped.
+    public func list(_ variable: String, default defaultValue: [String]) -> [String] {
+        guard let text = raw(variable) else { return defaultValue }
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// One of a fixed set of words.
+    public func choice(_ variable: String, default defaultValue: String, among choices: [String]) throws(ConfigurationError) -> String {
+        guard let text = raw(variable)?.lowercased() else { return defaultValue }
+        guard choices.contains(text) else {
+            throw ConfigurationError(variable: variable, reason: "must be one of \(choices.joined(separator: ", ")), got '\(text)'")
+        }
+        return text
+    }
+
+    public static func parseDuration(_ text: String) -> Duration? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Int64)] = [("ms", 0), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+        for (suffix, seconds) in units where trimmed.hasSuffix(suffix) {
+            guard let number = Int64(trimmed.dropLast(suffix.count)), number >= 0 else { return nil }
+            return suffix == "ms" ? .milliseconds(number) : .seconds(number * seconds)
+        }
+        guard let number = Int64(trimmed), number >= 0 else { return nil }
+        return .seconds(number)
+    }
+}
+
+extension Duration {
+    /// The duration as fractional seconds, for arithmetic with `Date`.
+    public var seconds: Double {
+        let (s, attoseconds) = components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Where codes, tokens and jitter get their randomness.
+///
+/// Production uses the operating system's CSPRNG; tests inject a seeded generator so that
+/// generated codes and delays are reproducible.
+public protocol RandomSource: Sendable {
+    func bytes(count: Int) -> [UInt8]
+    func uint64() -> UInt64
+}
+
+extension RandomSource {
+    /// A uniformly distributed integer in `0..<upperBound`, without modulo bias.
+    public func uniform(below upperBound: UInt64) -> UInt64 {
+        precondition(upperBound > 0)
+        let limit = UInt64.max - (UInt64.max % upperBound)
+        while true {
+            let value = uint64()
+            if value < limit { return value % upperBound }
+        }
+    }
+
+    /// A uniformly distributed double in `[0, 1)`.
+    public func unitInterval() -> Double {
+        Double(uint64() >> 11) * 0x1.0p-53
+    }
+}
+
+/// The operating system's cryptographically secure generator (`getrandom(2)` on Linux).
+public struct SystemRandomSource: RandomSource {
+    public init() {}
+
+    public func bytes(count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    public func uint64() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }
+}
+
+/// A deterministic generator (SplitMix64) for tests. Never use it to mint real secrets.
+public final class SeededRandomSource: RandomSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: UInt64
+
+    public init(seed: UInt64) { self.state = seed }
+
+    public func uint64() -> UInt64 {
+        lock.withLock {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    public func bytes(count: Int) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(count + 8)
+        while result.count < count {
+            withUnsafeBytes(of: uint64().littleEndian) { result.append(contentsOf: $0) }
+        }
+        return Array(result.prefix(count))
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+
+/// One query layer (SQLKit) over PostgreSQL or SQLite, with pooling and transactions.
+///
+/// Storage code writes SQL once, through `SQLDatabase`; where the dialects differ (conflict handling,
+/// locking) it asks `dialect`.
+public final class Database: Sendable {
+    public enum Dialect: String, Sendable {
+        case postgres
+        case sqlite
+    }
+
+    public let dialect: Dialect
+    public let url: DatabaseURL
+    private let backend: any DatabaseBackend
+
+    private init(dialect: Dialect, url: DatabaseURL, backend: any DatabaseBackend) {
+        self.dialect = dialect
+        self.url = url
+        self.backend = backend
+    }
+
+    /// Opens a pool for `url`. For PostgreSQL the first connection is made lazily; `ping()` checks it.
+    public static func connect(_ url: DatabaseURL, poolSize: Int = 8, logger: Logger) async throws -> Database {
+        switch url {
+        case .postgres(let text):
+            let backend = try PostgresBackend(url: text, poolSize: poolSize, logger: logger)
+            return Database(dialect: .postgres, url: url, backend: backend)
+        case .sqliteFile(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let backend = try await SQLiteBackend(storage: .file(path: path), poolSize: max(1, min(poolSize, 4)), logger: logger)
+            return Database(dialect: .sqlite, url: url, backend: backend)
+        case .sqliteMemory:
+            // An in-memory database lives in its one connection: a pool of one.
+            let backend = try await SQLiteBackend(storage: .memory, poolSize: 1, logger: logger)
+            return Database(dialect: .sqlite, url: url, backend: backend)
+        }
+    }
+
+    /// Runs `body` on a connection from the pool (auto-commit: each statement stands alone).
+    public func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await backend.withConnection(body)
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`), so two writers queue
+    /// instead of failing with a lock upgrade error.
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await backend.withConnection { connection in
+            try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+            do {
+                let result = try await body(connection)
+                try await connection.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await connection.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// A cheap round trip, for readiness checks.
+    public func ping() async throws {
+        try await withConnection { try await $0.raw("SELECT 1").run() }
+    }
+
+    public func shutdown() async {
+        await backend.shutdown()
+    }
+}
+
+protocol DatabaseBackend: Sendable {
+    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func shutdown() async
+}
+
+// MARK: - PostgreSQL
+
+/// PostgresNIO's `PostgresClient` pool, run by a task this backend owns.
+final class PostgresBackend: DatabaseBackend {
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger: Logger
+
+    init(url: String, poolSize: Int, logger: Logger) throws {
+        let sqlConfiguration = try SQLPostgresConfiguration(url: url)
+        let core = sqlConfiguration.coreConfiguration
+        guard let host = core.host, let port = core.port else {
+            throw ConfigurationError(variable: "DATABASE_URL", reason: "must name a host and port")
+        }
+        let tls: PostgresClient.Configuration.TLS =
+            core.tls.isEnforced ? .require(.makeClientConfiguration())
+            : core.tls.isAllowed ? .prefer(.makeClientConfiguration()) : .disable
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: port,
+            username: core.username,
+            password: core.password,
+            database: core.database,
+            tls: tls
+        )
+        configuration.options.maximumConnections = poolSize
+        configuration.options.minimumConnections = 0
+        configuration.options.connectionIdleTimeout = .seconds(60)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.runTask = Task { await client.run() }
+    }
+
+    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await body(connection.sql(queryLogLevel: nil, logger: self.logger))
+        }
+    }
+
+    func shutdown() async {
+        runTask.cancel()
+        _ = await runTask.value
+    }
+}
+
+// MARK: - SQLite
+
+/// A small pool of SQLite connections. Files use WAL so readers do not wait for the writer.
+///
+/// SQLite calls block a thread (a writer waiting for the file's lock sleeps in `busy_timeout`), so each backend has
+/// a thread per connection of its own: a waiting connection can never starve the one holding the lock, as it could
+/// on NIO's small shared pool.
+final class SQLiteBackend: DatabaseBackend {
+    private let pool: AsyncPool<SQLiteConnection>
+    private let connections: [SQLiteConnection]
+    private let threadPool: NIOThreadPool
+    private let logger: Logger
+
+    init(storage: SQLiteConnection.Storage, poolSize: Int, logger: Logger) async throws {
+        let threadPool = NIOThreadPool(numberOfThreads: poolSize)
+        threadPool.start()
+        var opened: [SQLiteConnection] = []
+        do {
+            for _ in 0..<poolSize {
+                let connection = try await SQLiteConnection.open(
+                    storage: storage, threadPool: threadPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any()
+                )
+                opened.append(connection)
+                _ = try await connection.query("PRAGMA busy_timeout = 10000")
+                _ = try await connection.query("PRAGMA foreign_keys = ON")
+                if case .file = storage {
+                    try await Self.enableWAL(connection)
+                    _ = try await connection.query("PRAGMA synchronous = NORMAL")
+                }
+            }
+        } catch {
+            // A connection must be closed before it is released; leave nothing open behind a failed start.
+            for connection in opened { try? await connection.close().get() }
+            try? await threadPool.shutdownGracefully()
+            throw error
+        }
+        self.threadPool = threadPool
+        self.connections = opened
+        self.pool = AsyncPool(opened)
+        self.logger = logger
+    }
+
+    /// Switching to WAL needs a moment alone with the file; processes opening it together take turns.
+    private static func enableWAL(_ connection: SQLiteConnection) async throws {
+        var attempt = 0
+        while true {
+            do {
+                _ = try await connection.query("PRAGMA journal_mode = WAL")
+                return
+            } catch {
+                attempt += 1
+                guard attempt < 50 else { throw error }
+                try await Task.sleep(for: .milliseconds(20 * attempt))
+            }
+        }
+    }
+
+    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let connection = try await pool.acquire()
+        defer { pool.release(connection) }
+        return try await body(connection.sql(queryLogLevel: nil))
+    }
+
+    func shutdown() async {
+        // The future-based close runs even when the calling task is cancelled (the async one would not, and a
+        // connection released unclosed is a crash in SQLiteNIO).
+        for connection in connections {
+            try? await connection.close().get()
+        }
+        try? await threadPool.shutdownGracefully()
+    }
+}
+
+/// A fixed set of resources handed out one at a time; callers wait (cancellably) when all are in use.
+final class AsyncPool<Resource: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [Resource]
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Resource, any Error>)] = []
+    private var nextWaiterID: UInt64 = 0
+
+    init(_ resources: [Resource]) { self.idle = resources }
+
+    func acquire() async throws -> Resource {
+        let id: UInt64 = lock.withLock {
+            nextWaiterID += 1
+            return nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                lock.lock()
+                if let resource = idle.popLast() {
+                    lock.unlock()
+                    continuation.resume(returning: resource)
+                } else {
+                    waiters.append((id, continuation))
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            lock.lock()
+            if let index = waiters.firstIndex(where: { $0.id == id }) {
+                let waiter = waiters.remove(at: index)
+                lock.unlock()
+                waiter.continuation.resume(throwing: CancellationError())
+            } else {
+                lock.unlock()
+            }
+        }
+    }
+
+    func release(_ resource: Resource) {
+        lock.lock()
+        if !waiters.isEmpty {
+            let waiter = waiters.removeFirst()
+            lock.unlock()
+            waiter.continuation.resume(returning: resource)
+        } else {
+            idle.append(resource)
+            lock.unlock()
+        }
+    }
+}

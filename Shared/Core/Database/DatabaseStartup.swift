@@ -1,0 +1,43 @@
+import Foundation
+import Logging
+
+extension Database {
+    /// Opens the database a service is configured with and applies its migrations, retrying the connection
+    /// for a while so that a service started together with its database (docker compose) waits for it.
+    public static func open(
+        _ settings: CommonSettings,
+        migrator: Migrator,
+        environment: ServiceEnvironment,
+        connectAttempts: Int = 30
+    ) async throws -> Database {
+        let database = try await Database.connect(settings.databaseURL, poolSize: settings.databasePoolSize, logger: environment.logger)
+        var attempt = 1
+        while true {
+            do {
+                try await database.ping()
+                break
+            } catch {
+                guard attempt < connectAttempts else {
+                    await database.shutdown()
+                    throw DatabaseUnavailable(url: settings.databaseURL, underlying: error)
+                }
+                environment.logger.warning("database not reachable yet; retrying", metadata: ["database": "\(settings.databaseURL)", "attempt": "\(attempt)"])
+                try await Task.sleep(for: .seconds(1))
+                attempt += 1
+            }
+        }
+        do {
+            try await migrator.migrate(database, clock: environment.clock, logger: environment.logger)
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+        return database
+    }
+}
+
+public struct DatabaseUnavailable: Error, CustomStringConvertible {
+    public let url: DatabaseURL
+    public let underlying: any Error
+    public var description: String { "cannot reach the database at \(url): \(String(describing: underlying))" }
+}

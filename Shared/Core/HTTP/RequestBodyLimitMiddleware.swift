@@ -1,0 +1,38 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Reads the request body into memory up to a limit, answering larger bodies with `status`
+/// before the rest is read. With `requireLength`, a body without `Content-Length` (chunked) gets the same
+/// answer, as the Corona-Warn-App contract asks (406).
+public struct RequestBodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    public let maxBytes: Int
+    public let status: HTTPResponse.Status
+    public let requireLength: Bool
+
+    public init(maxBytes: Int, status: HTTPResponse.Status = .contentTooLarge, requireLength: Bool = false) {
+        self.maxBytes = maxBytes
+        self.status = status
+        self.requireLength = requireLength
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post || request.method == .put || request.method == .patch else {
+            return try await next(request, context)
+        }
+        let tooLarge = APIError(status, code: status == .badRequest ? "body_too_large" : APIError.forStatus(status).code,
+                                message: "The request body must be sent with a Content-Length of at most \(maxBytes) bytes.")
+        if let lengthText = request.headers[.contentLength] {
+            guard let length = Int(lengthText), length <= maxBytes else { throw tooLarge }
+        } else if requireLength {
+            throw tooLarge
+        }
+        var request = request
+        do {
+            _ = try await request.collectBody(upTo: maxBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw tooLarge
+        }
+        return try await next(request, context)
+    }
+}

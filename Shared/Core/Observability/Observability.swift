@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+
+/// Process-wide logging and metrics, set up once however many services the process runs.
+public enum Observability {
+    /// The registry that `/metrics` renders.
+    public static let registry = PrometheusCollectorRegistry()
+
+    private static let bootstrapOnce: Void = {
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    }()
+
+    private static let loggingLock = NSLock()
+    nonisolated(unsafe) private static var loggingBootstrapped = false
+
+    /// Installs the Prometheus metrics factory (idempotent).
+    public static func bootstrapMetrics() {
+        _ = bootstrapOnce
+    }
+
+    /// Installs the structured log handler (idempotent). `format` is `logfmt` (default) or `json`.
+    public static func bootstrapLogging(level: Logger.Level, format: StructuredLogHandler.Format) {
+        loggingLock.withLock {
+            guard !loggingBootstrapped else { return }
+            loggingBootstrapped = true
+            LoggingSystem.bootstrap { label in
+                var handler = StructuredLogHandler(label: label, format: format)
+                handler.logLevel = level
+                return handler
+            }
+        }
+    }
+
+    /// The metrics in Prometheus text format.
+    public static func renderMetrics() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,63 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+
+/// A response as a test sees it: status, headers and the raw body.
+public struct TestResponse: Sendable {
+    public let status: Int
+    public let headers: HTTPHeaders
+    public let body: [UInt8]
+
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body as a JSON object (empty when it is not one).
+    public var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+    }
+
+    public func header(_ name: String) -> String? { headers.first(name: name) }
+}
+
+/// Real HTTP against a service listening on localhost, as an app, a lab or another service would call it.
+public struct TestHTTPClient: Sendable {
+    public let baseURL: String
+
+    public init(port: Int, host: String = "127.0.0.1") {
+        self.baseURL = "http://\(host):\(port)"
+    }
+
+    public func request(
+        _ method: NIOHTTP1.HTTPMethod,
+        _ path: String,
+        headers: [(String, String)] = [],
+        body: [UInt8]? = nil,
+        timeout: TimeAmount = .seconds(30)
+    ) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
+        return TestResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
+    }
+
+    public func get(_ path: String, headers: [(String, String)] = []) async throws -> TestResponse {
+        try await request(.GET, path, headers: headers)
+    }
+
+    /// POSTs a JSON object (serialised with sorted keys).
+    public func postJSON(_ path: String, _ object: Any, headers: [(String, String)] = []) async throws -> TestResponse {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return try await postRaw(path, Array(data), headers: headers)
+    }
+
+    /// POSTs bytes exactly as given, with a JSON content type unless one is passed.
+    public func postRaw(_ path: String, _ body: [UInt8], headers: [(String, String)] = [], contentType: String = "application/json") async throws -> TestResponse {
+        var all = headers
+        if !all.contains(where: { $0.0.lowercased() == "content-type" }) { all.append(("Content-Type", contentType)) }
+        return try await request(.POST, path, headers: all, body: body)
+    }
+}

@@ -1,0 +1,36 @@
+import ExposureCore
+import Foundation
+import Logging
+
+/// Runs service bundles on free ports for the length of a test, then shuts them down.
+public enum TestServices {
+    public static func withRunning<T: Sendable>(
+        _ bundles: [ServiceBundle],
+        _ body: (RunningServices) async throws -> T
+    ) async throws -> T {
+        let running = await RunningServices.start(bundles, logger: TestLogger.quiet)
+        do {
+            let result = try await body(running)
+            await running.stop()
+            return result
+        } catch {
+            await running.stop()
+            throw error
+        }
+    }
+
+    /// A client for the listener `listener` of the bundle `service`.
+    public static func client(_ running: RunningServices, _ service: String, _ listener: String) async -> TestHTTPClient {
+        TestHTTPClient(port: await running.bundle(service).port(listener))
+    }
+
+    /// An environment with a manual clock and a seeded random source, for deterministic tests.
+    public static func environment(clock: ManualClock = ManualClock(), seed: UInt64 = 42) -> ServiceEnvironment {
+        ServiceEnvironment(clock: clock, random: SeededRandomSource(seed: seed), logger: TestLogger.quiet)
+    }
+
+    /// Settings from an explicit environment only (no process environment, no flags): tests say what they mean.
+    public static func settings(_ environment: [String: String]) -> Settings {
+        Settings(arguments: ["test"], environment: environment)
+    }
+}

@@ -1,0 +1,102 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Hummingbird
+import Testing
+
+@Suite struct HTTPTests {
+    /// A bundle with one listener on a free port, its router built by the core and extended by `configure`.
+    func withListener(
+        bodyLimit: StandardRouter.BodyLimit = .init(maxBytes: 100),
+        readiness: [ReadinessCheck] = [],
+        configure: (Router<BasicRequestContext>) -> Void = { _ in },
+        _ body: (TestHTTPClient) async throws -> Void
+    ) async throws {
+        let router = StandardRouter.make(service: "core-test", bodyLimit: bodyLimit, readiness: readiness, metrics: true)
+        configure(router)
+        let bundle = ServiceBundle(
+            name: "core-test",
+            listeners: [HTTPListener(name: "main", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: "core-test", logger: TestLogger.quiet)],
+            cleanup: {}
+        )
+        try await TestServices.withRunning([bundle]) { running in
+            try await body(await TestServices.client(running, "core-test", "main"))
+        }
+    }
+
+    @Test func healthAndMetricsAnswer() async throws {
+        Observability.bootstrapMetrics()
+        try await withListener { client in
+            let live = try await client.get("/health/live")
+            #expect(live.status == 200)
+            #expect(live.json["status"] as? String == "up")
+            let ready = try await client.get("/health/ready")
+            #expect(ready.status == 200)
+            let metrics = try await client.get("/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.header("content-type")?.hasPrefix("text/plain") == true)
+            #expect(metrics.text.contains("http_requests_total"))
+        }
+    }
+
+    @Test func readinessReportsAFailingDependency() async throws {
+        struct Down: Error {}
+        let checks = [
+            ReadinessCheck(name: "database") {},
+            ReadinessCheck(name: "verification") { throw Down() },
+        ]
+        try await withListener(readiness: checks) { client in
+            let ready = try await client.get("/health/ready")
+            #expect(ready.status == 503)
+            let details = ready.json["checks"] as? [String: String]
+            #expect(details == ["database": "up", "verification": "down"])
+        }
+    }
+
+    @Test func readinessTimesOutAHangingDependency() async throws {
+        let checks = [ReadinessCheck(name: "slow") { try await Task.sleep(for: .seconds(30)) }]
+        try await withListener(readiness: checks) { client in
+            let start = ContinuousClock.now
+            let ready = try await client.get("/health/ready")
+            #expect(ready.status == 503)
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+
+    @Test func unknownPathsAndErrorsAreJSON() async throws {
+        try await withListener(configure: { router in
+            router.post("/fail") { _, _ -> String in throw APIError.forbidden("Not yours.", code: "not_yours") }
+            router.post("/crash") { _, _ -> String in
+                struct Unexpected: Error {}
+                throw Unexpected()
+            }
+        }) { client in
+            let missing = try await client.get("/nowhere")
+            #expect(missing.status == 404)
+            #expect(missing.json["error"] as? String == "not_found")
+            let forbidden = try await client.postJSON("/fail", [:] as [String: String])
+            #expect(forbidden.status == 403)
+            #expect(forbidden.json["error"] as? String == "not_yours")
+            #expect(forbidden.json["message"] as? String == "Not yours.")
+            let crash = try await client.postJSON("/crash", [:] as [String: String])
+            #expect(crash.status == 500)
+            #expect(crash.json["error"] as? String == "internal_error")
+        }
+    }
+
+    @Test func oversizedAndChunkedBodiesAreRefused() async throws {
+        try await withListener(bodyLimit: .init(maxBytes: 100, status: .notAcceptable, requireLength: true), configure: { router in
+            router.post("/echo") { request, _ -> String in
+                let body = try await request.body.collect(upTo: 1000)
+                return "\(body.readableBytes)"
+            }
+        }) { client in
+            let small = try await client.postRaw("/echo", Array(repeating: 0x41, count: 100))
+            #expect(small.status == 200)
+            #expect(small.text == "100")
+            let large = try await client.postRaw("/echo", Array(repeating: 0x41, count: 101))
+            #expect(large.status == 406)
+            #expect(large.json["error"] as? String == "not_acceptable")
+        }
+    }
+}
