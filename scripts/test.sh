@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every test of ExposureSuite against SQLite and a real PostgreSQL.
+#
+#   scripts/test.sh                 # starts a throwaway PostgreSQL, runs all tests, stops it
+#   scripts/test.sh --filter Verif  # extra arguments go to `swift test`
+#   TEST_POSTGRES_URL=postgres://user@host:5432/postgres scripts/test.sh   # use your own server
+#
+# The throwaway server lives in a temporary directory on a free port, with fsync off, and is removed
+# afterwards. When PostgreSQL is missing and we run as root, the Debian package is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1m[test]\033[0m %s\n' "$*" >&2; }
+
+find_pg_bin() {
+    local dir
+    for dir in /usr/lib/postgresql/*/bin /usr/local/pgsql/bin; do
+        if [[ -x "$dir/initdb" && -x "$dir/pg_ctl" ]]; then echo "$dir"; return 0; fi
+    done
+    if command -v initdb >/dev/null && command -v pg_ctl >/dev/null; then dirname "$(command -v initdb)"; return 0; fi
+    return 1
+}
+
+start_throwaway_postgres() {
+    local bin
+    if ! bin=$(find_pg_bin); then
+        if [[ $(id -u) -eq 0 ]]; then
+            log "installing PostgreSQL (Debian package)"
+            apt-get update -qq >/dev/null
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+            bin=$(find_pg_bin)
+        else
+            log "PostgreSQL is not installed: install it (apt-get install postgresql) or set TEST_POSTGRES_URL"
+            exit 1
+        fi
+    fi
+    PG_DIR=$(mktemp -d /tmp/exposure-pg.XXXXXX)
+    PG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+    local run=()
+    local user
+    user=$(id -un)
+    if [[ $(id -u) -eq 0 ]]; then
+        # PostgreSQL refuses to run as root: the server runs as the postgres user, in a directory it owns.
+        id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
+        chown postgres "$PG_DIR"
+        run=(runuser -u postgres --)
+        user=postgres
+    fi
+    log "starting a throwaway PostgreSQL ($("$bin/postgres" --version | awk '{print $3}')) on port $PG_PORT"
+    "${run[@]}" "$bin/initdb" -D "$PG_DIR/data" --auth=trust --username="$user" --encoding=UTF8 --no-instructions >/dev/null
+    "${run[@]}" "$bin/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 start \
+        -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" >/dev/null
+    PG_STOP=("${run[@]}" "$bin/pg_ctl" -D "$PG_DIR/data" -m immediate -w stop)
+    trap stop_throwaway_postgres EXIT
+    export TEST_POSTGRES_URL="postgres://$user@127.0.0.1:$PG_PORT/postgres"
+}
+
+stop_throwaway_postgres() {
+    "${PG_STOP[@]}" >/dev/null 2>&1 || true
+    rm -rf "$PG_DIR"
+}
+
+if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then
+    start_throwaway_postgres
+else
+    log "using PostgreSQL at TEST_POSTGRES_URL"
+fi
+# Every PostgreSQL variant of a test must run: a missing server is a failure, not a skip.
+export REQUIRE_POSTGRES=1
+
+log "building"
+swift build --build-tests
+log "running tests (SQLite and PostgreSQL)"
+swift test --skip-build "$@"
