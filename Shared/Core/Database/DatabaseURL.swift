@@ -32,6 +32,15 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The URL as `DATABASE_URL` takes it, password included: for handing to a child process, never for a log.
+    public var connectionString: String {
+        switch self {
+        case .sqliteMemory: return "sqlite::memory:"
+        case .sqliteFile(let path): return "sqlite://\(path)"
+        case .postgres(let url): return url
+        }
+    }
+
     /// The URL with any password replaced, safe to log.
     public var description: String {
         switch self {

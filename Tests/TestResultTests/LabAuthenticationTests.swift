@@ -1,0 +1,70 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import TestResult
+
+@Suite struct LabAuthenticationTests {
+    @Test(arguments: TestDatabase.all)
+    func missingOrUnknownCredentialsAre401(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let body: [String: Any] = ["testResults": [["id": TestResultHarness.guid(1), "result": 2]]]
+            try #require(try await h.lab.postJSON("/api/v1/lab/results", body).status == 401)
+            try #require(try await h.lab.postJSON("/api/v1/lab/results", body, headers: [("Authorization", "Basic abc")]).status == 401)
+            let forged = LabAPIKey.generate(using: SystemRandomSource())
+            let response = try await h.post(results: [["id": TestResultHarness.guid(1), "result": 2]], key: forged)
+            #expect(response.status == 401)
+            #expect(response.json["error"] as? String == "unauthorized")
+            try #require(try await h.count() == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aLabCannotClaimAnotherLabsId(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(1)
+            let response = try await h.post(results: [["id": id, "result": 2]], labId: "lab-munich")
+            #expect(response.status == 403)
+            #expect(response.json["error"] as? String == "lab_mismatch")
+            try #require(try await h.count() == 0)
+            // Its own id is fine, and the stored lab id is the credential's.
+            try #require(try await h.post(results: [["id": id, "result": 2]], labId: TestResultHarness.labID).status == 204)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aLabCannotOverwriteAnotherLabsResult(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(2)
+            try #require(try await h.post(results: [["id": id, "result": 1]]).status == 204)
+            let other = try await TestResultAdmin.addLab("lab-munich", store: LabCredentialStore(database: h.database), random: SystemRandomSource(), now: h.clock.now())
+            try #require(try await h.post(results: [["id": id, "result": 2]], key: other).status == 204)
+            let answer = try await h.query(id)
+            #expect(answer.json["testResult"] as? Int == 1)
+            #expect(answer.json["labId"] as? String == TestResultHarness.labID)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func revokedKeysStopWorking(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let store = LabCredentialStore(database: h.database)
+            try #require(try await store.revoke(labID: TestResultHarness.labID, now: h.clock.now()) == 1)
+            try #require(try await h.post(results: [["id": TestResultHarness.guid(1), "result": 2]]).status == 401)
+            let listed = try await store.list()
+            #expect(listed.count == 1)
+            #expect(listed[0].revokedAt != nil)
+        }
+    }
+
+    @Test func apiKeysAreWellFormedAndStoredHashed() {
+        let key = LabAPIKey.generate(using: SeededRandomSource(seed: 1))
+        #expect(LabAPIKey.isWellFormed(key))
+        #expect(!LabAPIKey.isWellFormed(key + "x"))
+        #expect(LabAPIKey.hash(key).count == 64)
+        #expect(LabAPIKey.hash(key) != key)
+        #expect(LabAPIKey.isValidLabID("lab-berlin.1"))
+        #expect(!LabAPIKey.isValidLabID("lab berlin"))
+        #expect(!LabAPIKey.isValidLabID(""))
+    }
+}

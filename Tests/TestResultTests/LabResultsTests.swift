@@ -1,0 +1,195 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import TestResult
+
+@Suite struct LabResultsTests {
+    @Test(arguments: TestDatabase.all)
+    func storedResultIsAnsweredToVerification(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(1)
+            let posted = try await h.post(results: [["id": id, "result": 2, "sc": 1_749_990_000]])
+            #expect(posted.status == 204)
+            #expect(posted.body.isEmpty)
+            let answer = try await h.query(id)
+            #expect(answer.status == 200)
+            #expect(answer.json["testResult"] as? Int == 2)
+            #expect(answer.json["sc"] as? Int == 1_749_990_000)
+            #expect(answer.json["labId"] as? String == TestResultHarness.labID)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func unknownIdIsPendingNowAndWritesNothing(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let answer = try await h.query(TestResultHarness.guid(404))
+            #expect(answer.status == 200)
+            #expect(answer.json["testResult"] as? Int == 0)
+            #expect(answer.json["sc"] as? Int == Int(h.clock.now().epochSeconds))
+            #expect(answer.json["labId"] == nil)
+            try #require(try await h.count() == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func missingScDefaultsToReceptionTime(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(2)
+            try #require(try await h.post(results: [["id": id, "result": 1]]).status == 204)
+            try #require(try await h.query(id).json["sc"] as? Int == Int(h.clock.now().epochSeconds))
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func dateOfBirthVariantIdsAreAcceptedInEitherCase(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let dob = "X" + TestResultHarness.guid(3).dropFirst().uppercased()
+            try #require(try await h.post(results: [["id": dob, "result": 2]]).status == 204)
+            try #require(try await h.query(dob.lowercased()).json["testResult"] as? Int == 2)
+            try #require(try await h.query(dob).json["testResult"] as? Int == 2)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func correctionsUpdateUnlessRedeemed(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(4)
+            try #require(try await h.post(results: [["id": id, "result": 3]]).status == 204)
+            try #require(try await h.post(results: [["id": id, "result": 2]]).status == 204)
+            try #require(try await h.query(id).json["testResult"] as? Int == 2)
+            // Redeemed by retention: a later correction no longer changes it.
+            h.clock.advance(by: 22 * 86400)
+            let store = TestResultStore(database: h.database)
+            _ = try await store.applyRetention(RetentionPolicy(), now: h.clock.now())
+            try #require(try await h.query(id).json["testResult"] as? Int == 4)
+            try #require(try await h.post(results: [["id": id, "result": 1]]).status == 204)
+            try #require(try await h.query(id).json["testResult"] as? Int == 4)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func quickTestsUseTheirOwnCodes(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(5)
+            try #require(try await h.post("/api/v1/quicktest/results", results: [["id": id, "result": 5]]).status == 204)
+            try #require(try await h.post("/api/v1/quicktest/results", results: [["id": id, "result": 7]]).status == 204)
+            try #require(try await h.query(id).json["testResult"] as? Int == 7)
+            let pcrOnQuick = try await h.post("/api/v1/quicktest/results", results: [["id": id, "result": 2]])
+            #expect(pcrOnQuick.status == 400)
+            #expect((pcrOnQuick.json["message"] as? String)?.contains("testResults[0].result") == true)
+            let quickOnPcr = try await h.post(results: [["id": id, "result": 7]])
+            #expect(quickOnPcr.status == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aBadItemAtTheEndStoresNothing(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            var results: [[String: Any]] = (0..<999).map { ["id": TestResultHarness.guid(1000 + $0), "result": 1] }
+            results.append(["id": "not-a-hash", "result": 1])
+            let response = try await h.post(results: results)
+            #expect(response.status == 400)
+            #expect(response.json["error"] as? String == "invalid_result")
+            #expect((response.json["message"] as? String)?.hasPrefix("testResults[999].id") == true)
+            try #require(try await h.count() == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func invalidBatchesAreRefusedWithTheirReason(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind, environment: ["MAX_BATCH_SIZE": "10"]) { h in
+            let id = TestResultHarness.guid(6)
+            let cases: [([[String: Any]], Int, String)] = [
+                ([], 400, "invalid_result"),
+                ([["id": id, "result": 0]], 400, "invalid_result"),
+                ([["id": id, "result": 4]], 400, "invalid_result"),
+                ([["id": id, "result": 2, "sc": h.clock.now().epochSeconds + 86400]], 400, "invalid_result"),
+                ([["id": id, "result": 2, "sc": -5]], 400, "invalid_result"),
+                ([["id": String(id.dropLast()), "result": 2]], 400, "invalid_result"),
+                ((0..<11).map { ["id": TestResultHarness.guid($0), "result": 1] }, 413, "batch_too_large"),
+            ]
+            for (results, status, code) in cases {
+                let response = try await h.post(results: results)
+                #expect(response.status == status)
+                #expect(response.json["error"] as? String == code)
+            }
+            try #require(try await h.count() == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func malformedBodiesAreClientErrors(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let auth = [("Authorization", "Bearer \(h.labKey)")]
+            let bodies: [String] = [
+                "{",
+                "[]",
+                "{\"testResults\": \"nope\"}",
+                "{\"testResults\": [{\"id\": 5, \"result\": 1}]}",
+                "{\"testResults\": [{\"result\": 1}]}",
+                "{\"testResults\": [{\"id\": \"\(TestResultHarness.guid(1))\", \"result\": \"positive\"}]}",
+            ]
+            for body in bodies {
+                let response = try await h.lab.postRaw("/api/v1/lab/results", Array(body.utf8), headers: auth)
+                #expect(response.status == 400, "body: \(body)")
+                #expect(response.json["error"] != nil)
+            }
+            let wrongType = try await h.lab.postRaw("/api/v1/lab/results", Array("{}".utf8), headers: auth, contentType: "text/plain")
+            #expect((400..<500).contains(wrongType.status))
+            for body in ["{", "{\"id\": 1}", "{}"] {
+                let response = try await h.internal.postRaw("/api/v1/app/result", Array(body.utf8))
+                #expect(response.status == 400, "body: \(body)")
+            }
+            try #require(try await h.query("short").status == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func oversizedBodiesAreRefusedBeforeParsing(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind, environment: ["MAX_BODY_BYTES": "2048"]) { h in
+            let results: [[String: Any]] = (0..<40).map { ["id": TestResultHarness.guid($0), "result": 1] }
+            let response = try await h.post(results: results)
+            #expect(response.status == 413)
+            try #require(try await h.count() == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func endpointsLiveOnTheirOwnListener(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            try #require(try await h.lab.postJSON("/api/v1/app/result", ["id": TestResultHarness.guid(1)]).status == 404)
+            let onInternal = try await h.internal.postJSON(
+                "/api/v1/lab/results", ["testResults": [["id": TestResultHarness.guid(1), "result": 1]]],
+                headers: [("Authorization", "Bearer \(h.labKey)")]
+            )
+            #expect(onInternal.status == 404)
+            try #require(try await h.lab.get("/health/ready").status == 200)
+            try #require(try await h.internal.get("/health/ready").status == 200)
+            let metrics = try await h.lab.get("/metrics")
+            #expect(metrics.status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func tenThousandResultsInBatchesOfAThousand(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            for batch in 0..<10 {
+                let results: [[String: Any]] = (0..<1000).map { ["id": TestResultHarness.guid(batch * 1000 + $0), "result": 1 + ($0 % 3)] }
+                try #require(try await h.post(results: results).status == 204)
+            }
+            try #require(try await h.count() == 10_000)
+            try #require(try await h.query(TestResultHarness.guid(9_999)).json["testResult"] as? Int == 1 + (999 % 3))
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func duplicateIdsInOneBatchKeepTheLast(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(7)
+            try #require(try await h.post(results: [["id": id, "result": 1], ["id": id, "result": 2]]).status == 204)
+            try #require(try await h.query(id).json["testResult"] as? Int == 2)
+            try #require(try await h.count() == 1)
+        }
+    }
+}
