@@ -61,3 +61,27 @@ public struct TestHTTPClient: Sendable {
         return try await request(.POST, path, headers: all, body: body)
     }
 }
+
+extension TestHTTPClient {
+    /// POSTs a body without a length, so that it goes out with `Transfer-Encoding: chunked`.
+    public func postChunked(_ path: String, _ body: [UInt8], headers: [(String, String)] = []) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let chunks = [ByteBuffer(bytes: body)]
+        request.body = .stream(chunks.async, length: .unknown)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let collected = try await response.body.collect(upTo: 1024 * 1024)
+        return TestResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
+    }
+}
+
+extension Array where Element == ByteBuffer {
+    fileprivate var async: AsyncStream<ByteBuffer> {
+        AsyncStream { continuation in
+            for element in self { continuation.yield(element) }
+            continuation.finish()
+        }
+    }
+}

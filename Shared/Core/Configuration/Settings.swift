@@ -123,3 +123,14 @@ extension Duration {
         return Double(s) + Double(attoseconds) / 1e18
     }
 }
+
+extension Settings {
+    /// An absolute http(s) URL.
+    public func url(_ variable: String, default defaultValue: String) throws(ConfigurationError) -> URL {
+        let text = raw(variable) ?? defaultValue
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+            throw ConfigurationError(variable: variable, reason: "must be an http:// or https:// URL, got '\(text)'")
+        }
+        return url
+    }
+}

@@ -6,7 +6,7 @@ public enum Codes {
     // MARK: UUID v4 (registration tokens and TANs)
 
     /// A random UUID v4 in lower case, e.g. `3b1e5a1c-8f0a-4c1e-9d2b-6a7f0e1d2c3b`.
-    public static func uuidV4(using random: some RandomSource) -> String {
+    public static func uuidV4(using random: any RandomSource) -> String {
         var bytes = random.bytes(count: 16)
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
@@ -69,7 +69,7 @@ public enum Codes {
     }
 
     /// A new 10-character teleTAN (9 random characters and the check character).
-    public static func teleTAN(using random: some RandomSource) -> String {
+    public static func teleTAN(using random: any RandomSource) -> String {
         let body = String((0..<teleTANBodyLength).map { _ in
             teleTANAlphabet[Int(random.uniform(below: UInt64(teleTANAlphabet.count)))]
         })

@@ -6,7 +6,7 @@ import ExposureCore
 public enum LabAPIKey {
     public static let prefix = "lab_"
 
-    public static func generate(using random: some RandomSource) -> String {
+    public static func generate(using random: any RandomSource) -> String {
         prefix + base64URL(random.bytes(count: 32))
     }
 

@@ -1,0 +1,225 @@
+import ExposureCore
+import Foundation
+import Logging
+import Metrics
+import OpenAPIRuntime
+
+/// The handlers of `openapi/verification.yaml`. Formats and policies live in `Domain/`, SQL in `Storage/`.
+///
+/// Every app-facing handler first decides real or fake (`cwa-fake`). A fake request touches no state and no
+/// other service; it waits as long as real requests to the endpoint take and answers a padded random body of the
+/// same status and size.
+struct VerificationAPI: APIProtocol {
+    let sessions: SessionStore
+    let tans: TanStore
+    let teleTANs: TeleTANStore
+    let testResults: TestResultLookup
+    let officers: OfficerTokenVerifier
+    let lifetimes: Lifetimes
+    let rateLimit: TeleTANRateLimit
+    let failedTeleTANs: TokenBucket
+    let latency: LatencyMatcher
+    let clock: any WallClock
+    let random: any RandomSource
+    let logger: Logger
+
+    // MARK: App-facing
+
+    func getRegistrationToken(_ input: Operations.getRegistrationToken.Input) async throws -> Operations.getRegistrationToken.Output {
+        let start = ContinuousClock.now
+        guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        if try isFake(input.headers.cwa_hyphen_fake) {
+            await fake("registrationToken", since: start)
+            return .created(.init(body: .json(registrationTokenResponse(Codes.uuidV4(using: random)))))
+        }
+        return try await real("registrationToken") {
+            let key = try RegistrationKey.parse(key: body.key, keyType: body.keyType.rawValue, keyDob: body.keyDob)
+            let token = Codes.uuidV4(using: random)
+            let tokenHash = SecretHash.sha256Hex(token)
+            let now = clock.now()
+            switch key {
+            case .guid(let hashedGUID, let dobHash):
+                guard try await sessions.registerGUID(hashedGUID, dobHash: dobHash, tokenHash: tokenHash, now: now) == .registered else {
+                    throw APIError.badRequest("This test is already registered.", code: "already_registered")
+                }
+            case .teleTAN(let teleTAN):
+                // Guessing teleTANs is throttled for everyone together: IP-based limits are ruled out by privacy.
+                guard failedTeleTANs.hasToken() else {
+                    Counter(label: "verification_rate_limited_total", dimensions: [("limit", "teletan_failures")]).increment()
+                    throw APIError.tooManyRequests()
+                }
+                guard try await sessions.registerTeleTAN(teleTANHash: SecretHash.sha256Hex(teleTAN), tokenHash: tokenHash, now: now) == .registered else {
+                    _ = failedTeleTANs.tryTake()
+                    throw APIError.badRequest("The teleTAN is unknown, expired or already used.", code: "invalid_teletan")
+                }
+            }
+            return .created(.init(body: .json(registrationTokenResponse(token))))
+        }
+    }
+
+    func getTestResult(_ input: Operations.getTestResult.Input) async throws -> Operations.getTestResult.Output {
+        let start = ContinuousClock.now
+        guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        if try isFake(input.headers.cwa_hyphen_fake) {
+            await fake("testresult", since: start)
+            return .ok(.init(body: .json(testResultResponse(LookedUpResult(result: 0, sampleCollection: clock.now().epochSeconds, labID: nil)))))
+        }
+        return try await real("testresult") {
+            let session = try await session(for: body.registrationToken)
+            let result: LookedUpResult
+            switch session.source {
+            case .teleTAN:
+                result = LookedUpResult(result: TestResultRules.teleTANResult, sampleCollection: session.createdAt, labID: nil)
+            case .guid:
+                guard let combined = try await lookUp(session) else {
+                    throw APIError.forbidden("The results for the test and for the date of birth differ.", code: "dob_mismatch")
+                }
+                result = combined
+            }
+            return .ok(.init(body: .json(testResultResponse(result))))
+        }
+    }
+
+    func getTan(_ input: Operations.getTan.Input) async throws -> Operations.getTan.Output {
+        let start = ContinuousClock.now
+        guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        if try isFake(input.headers.cwa_hyphen_fake) {
+            await fake("tan", since: start)
+            return .created(.init(body: .json(tanResponse(Codes.uuidV4(using: random)))))
+        }
+        return try await real("tan") {
+            let tokenHash = try tokenHash(body.registrationToken)
+            guard let session = try await sessions.session(tokenHash: tokenHash) else { throw unknownToken }
+            if session.source == .guid {
+                let result = try await lookUp(session)
+                guard let result, TestResultRules.allowsTAN(result.result) else {
+                    throw APIError.badRequest("A TAN is issued only for a positive test result.", code: "result_not_positive")
+                }
+            }
+            let tan = Codes.uuidV4(using: random)
+            let now = clock.now()
+            guard try await tans.issue(
+                tanHash: SecretHash.sha256Hex(tan), tokenHash: tokenHash, source: session.source, type: session.teleTANType,
+                validUntil: now.adding(lifetimes.tan), now: now
+            ) else {
+                throw APIError.badRequest("A TAN was already issued for this registration token.", code: "tan_already_issued")
+            }
+            return .created(.init(body: .json(tanResponse(tan))))
+        }
+    }
+
+    // MARK: Internal
+
+    func verifyTan(_ input: Operations.verifyTan.Input) async throws -> Operations.verifyTan.Output {
+        guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        guard Codes.isUUIDv4(body.tan) else {
+            count("tan_verify", "invalid")
+            throw APIError.badRequest("tan must be a lower-case UUID v4.", code: "invalid_tan")
+        }
+        guard let redeemed = try await tans.redeem(tanHash: SecretHash.sha256Hex(body.tan), now: clock.now()) else {
+            count("tan_verify", "refused")
+            throw APIError.notFound("The TAN is unknown, expired or already used.", code: "tan_not_found")
+        }
+        count("tan_verify", "valid")
+        let type = redeemed.source == .teleTAN ? redeemed.teleTANType.flatMap { Components.Schemas.TeleTanType(rawValue: $0.rawValue) } : nil
+        return .ok(.init(headers: .init(X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: type)))
+    }
+
+    func createTeleTan(_ input: Operations.createTeleTan.Input) async throws -> Operations.createTeleTan.Output {
+        let type = TeleTANType(rawValue: input.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE?.rawValue ?? "TEST") ?? .test
+        let roles = try await officers.roles(of: BearerToken.current)
+        guard roles.contains(type.requiredRole) else {
+            count("teletan", "missing_role")
+            throw APIError.unauthorized("The token does not carry the role \(type.requiredRole) needed for \(type.rawValue) teleTANs.")
+        }
+        let now = clock.now()
+        switch rateLimit.decide(issuedInWindow: try await teleTANs.issuedCount(since: rateLimit.windowStart(now: now))) {
+        case .refused:
+            Counter(label: "verification_rate_limited_total", dimensions: [("limit", "teletan_issuance")]).increment()
+            logger.warning("teleTAN rate limit reached", metadata: ["limit": "\(rateLimit.limit)"])
+            throw APIError.tooManyRequests("The limit of teleTANs per period is reached; try again later.")
+        case .allowedNearLimit:
+            logger.warning("teleTAN issuance above 80 % of the rate limit", metadata: ["limit": "\(rateLimit.limit)"])
+        case .allowed:
+            break
+        }
+        for _ in 0..<5 {
+            let teleTAN = Codes.teleTAN(using: random)
+            if try await teleTANs.insert(hash: SecretHash.sha256Hex(teleTAN), type: type, validUntil: now.adding(lifetimes.teleTAN(type)), now: now) {
+                Counter(label: "verification_teletans_issued_total", dimensions: [("type", type.rawValue)]).increment()
+                return .created(.init(body: .json(.init(value: teleTAN))))
+            }
+        }
+        throw APIError.internalError("Could not generate a unique teleTAN.")
+    }
+
+    // MARK: Helpers
+
+    private var unknownToken: APIError {
+        APIError.badRequest("The registration token is unknown.", code: "unknown_registration_token")
+    }
+
+    private func tokenHash(_ token: String) throws(APIError) -> String {
+        guard Codes.isUUIDv4(token) else { throw unknownToken }
+        return SecretHash.sha256Hex(token)
+    }
+
+    private func session(for token: String) async throws -> AppSession {
+        guard let session = try await sessions.session(tokenHash: try tokenHash(token)) else { throw unknownToken }
+        return session
+    }
+
+    /// The session's result from the test-result service; nil when the DOB variant disagrees.
+    private func lookUp(_ session: AppSession) async throws -> LookedUpResult? {
+        guard let hashedGUID = session.hashedGUID else { return nil }
+        async let main = testResults.result(for: hashedGUID)
+        if let dobHash = session.dobHash {
+            async let dob = testResults.result(for: dobHash)
+            return TestResultRules.combine(try await main, dob: try await dob)
+        }
+        return try await main
+    }
+
+    private func isFake(_ header: Components.Parameters.CwaFake) throws -> Bool {
+        try FakeRequestHeader.isFake(header.rawValue)
+    }
+
+    private func fake(_ endpoint: String, since start: ContinuousClock.Instant) async {
+        count(endpoint, "fake")
+        await latency.waitLikeReal(endpoint: endpoint, since: start)
+    }
+
+    /// Runs a real request, timing it for the fake ones and counting its outcome.
+    private func real<T>(_ endpoint: String, _ work: () async throws -> T) async throws -> T {
+        do {
+            let result = try await latency.measure(endpoint: endpoint, work)
+            count(endpoint, "real")
+            return result
+        } catch {
+            count(endpoint, "invalid")
+            throw error
+        }
+    }
+
+    private func count(_ endpoint: String, _ outcome: String) {
+        Counter(label: "verification_requests_total", dimensions: [("endpoint", endpoint), ("outcome", outcome)]).increment()
+    }
+
+    private func registrationTokenResponse(_ token: String) -> Components.Schemas.RegistrationTokenResponse {
+        ResponsePadding.padded(targetSize: ResponseSizes.registrationToken, random: random) {
+            .init(registrationToken: token, responsePadding: $0)
+        }
+    }
+
+    private func testResultResponse(_ result: LookedUpResult) -> Components.Schemas.TestResultResponse {
+        ResponsePadding.padded(targetSize: ResponseSizes.testResult, random: random) {
+            .init(testResult: result.result, sc: result.sampleCollection, labId: result.labID, responsePadding: $0)
+        }
+    }
+
+    private func tanResponse(_ tan: String) -> Components.Schemas.TanResponse {
+        ResponsePadding.padded(targetSize: ResponseSizes.tan, random: random) {
+            .init(tan: tan, responsePadding: $0)
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// How long each code and record lives.
+public struct Lifetimes: Sendable, Equatable {
+    /// TANs: 14 days.
+    public var tan: Duration = .seconds(14 * 86400)
+    /// TEST teleTANs: 1 hour.
+    public var teleTANTest: Duration = .seconds(3600)
+    /// EVENT teleTANs: 2 days.
+    public var teleTANEvent: Duration = .seconds(2 * 86400)
+    /// Sessions and TANs are deleted this long after creation: 21 days.
+    public var sessionRetention: Duration = .seconds(21 * 86400)
+    /// Used GUIDs, DOB hashes and teleTANs are remembered this long so none can be registered twice while
+    /// the test-result service still answers for it: 60 days.
+    public var usedKeyRetention: Duration = .seconds(60 * 86400)
+
+    public init() {}
+
+    public func teleTAN(_ type: TeleTANType) -> Duration {
+        switch type {
+        case .test: teleTANTest
+        case .event: teleTANEvent
+        }
+    }
+}
+
+extension Date {
+    public func adding(_ duration: Duration) -> Date { addingTimeInterval(duration.seconds) }
+}

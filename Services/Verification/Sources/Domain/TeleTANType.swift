@@ -1,0 +1,21 @@
+/// What a teleTAN (and the TAN and session derived from it) is for.
+public enum TeleTANType: String, Sendable, CaseIterable {
+    /// A patient with a positive test reported by phone: may upload keys.
+    case test = "TEST"
+    /// An event host warning guests (event warnings): may not upload diagnosis keys.
+    case event = "EVENT"
+
+    /// The role an officer's token must carry to issue this type.
+    public var requiredRole: String {
+        switch self {
+        case .test: "c19hotline"
+        case .event: "c19hotline_event"
+        }
+    }
+}
+
+/// How a session was registered.
+public enum SessionSource: String, Sendable {
+    case guid = "GUID"
+    case teleTAN = "TELETAN"
+}

@@ -1,0 +1,94 @@
+import ExposureCore
+import Foundation
+import SQLKit
+
+/// A registration: what the app's registration token stands for.
+public struct AppSession: Sendable, Equatable {
+    public let source: SessionSource
+    public let hashedGUID: String?
+    public let dobHash: String?
+    public let teleTANType: TeleTANType?
+    public let createdAt: Int64
+}
+
+public enum RegistrationOutcome: Sendable, Equatable {
+    case registered
+    /// The GUID, DOB hash or teleTAN was registered before (or the teleTAN is unknown, expired or used).
+    case refused
+}
+
+/// Queries on `app_sessions`, `used_keys` and the redemption of teleTANs.
+public struct SessionStore: Sendable {
+    let database: Database
+
+    public init(database: Database) { self.database = database }
+
+    /// Registers a hashed GUID (and DOB hash) under a new registration token, once ever per key.
+    public func registerGUID(_ hashedGUID: String, dobHash: String?, tokenHash: String, now: Date) async throws -> RegistrationOutcome {
+        struct AlreadyUsed: Error {}
+        let timestamp = now.epochSeconds
+        do {
+            try await database.transaction { connection in
+                for key in [hashedGUID, dobHash].compactMap({ $0 }) {
+                    let inserted = try await connection.raw("""
+                        INSERT INTO used_keys (key_hash, used_at) VALUES (\(bind: key), \(bind: timestamp))
+                        ON CONFLICT (key_hash) DO NOTHING RETURNING key_hash
+                        """).all()
+                    if inserted.isEmpty { throw AlreadyUsed() }
+                }
+                try await connection.raw("""
+                    INSERT INTO app_sessions (registration_token_hash, source, hashed_guid, hashed_guid_dob, teletan_type, created_at)
+                    VALUES (\(bind: tokenHash), \(bind: SessionSource.guid.rawValue), \(bind: hashedGUID), \(bind: dobHash), NULL, \(bind: timestamp))
+                    """).run()
+            }
+            return .registered
+        } catch is AlreadyUsed {
+            return .refused
+        }
+    }
+
+    /// Redeems a valid teleTAN and registers a session of its type, atomically: of concurrent tries one wins.
+    public func registerTeleTAN(teleTANHash: String, tokenHash: String, now: Date) async throws -> RegistrationOutcome {
+        struct NotRedeemable: Error {}
+        let timestamp = now.epochSeconds
+        do {
+            try await database.transaction { connection in
+                let row = try await connection.raw("""
+                    UPDATE teletans SET redeemed_at = \(bind: timestamp)
+                    WHERE teletan_hash = \(bind: teleTANHash) AND redeemed_at IS NULL AND valid_until > \(bind: timestamp)
+                    RETURNING type
+                    """).first()
+                guard let row, let type = TeleTANType(rawValue: try row.decode(column: "type", as: String.self)) else { throw NotRedeemable() }
+                try await connection.raw("""
+                    INSERT INTO used_keys (key_hash, used_at) VALUES (\(bind: teleTANHash), \(bind: timestamp))
+                    ON CONFLICT (key_hash) DO NOTHING
+                    """).run()
+                try await connection.raw("""
+                    INSERT INTO app_sessions (registration_token_hash, source, hashed_guid, hashed_guid_dob, teletan_type, created_at)
+                    VALUES (\(bind: tokenHash), \(bind: SessionSource.teleTAN.rawValue), NULL, NULL, \(bind: type.rawValue), \(bind: timestamp))
+                    """).run()
+            }
+            return .registered
+        } catch is NotRedeemable {
+            return .refused
+        }
+    }
+
+    public func session(tokenHash: String) async throws -> AppSession? {
+        try await database.withConnection { connection in
+            guard let row = try await connection.raw("""
+                SELECT source, hashed_guid, hashed_guid_dob, teletan_type, created_at FROM app_sessions
+                WHERE registration_token_hash = \(bind: tokenHash)
+                """).first()
+            else { return nil }
+            guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { return nil }
+            return AppSession(
+                source: source,
+                hashedGUID: try row.decode(column: "hashed_guid", as: String?.self),
+                dobHash: try row.decode(column: "hashed_guid_dob", as: String?.self),
+                teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:)),
+                createdAt: try row.decode(column: "created_at", as: Int64.self)
+            )
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import ExposureCore
+
+/// The verification service's schema, in order. Never edit a released migration: add a new one.
+///
+/// Every secret is stored as SHA-256 hex only: registration tokens, TANs and teleTANs. Hashed GUIDs are
+/// already hashes (the app sends SHA-256 of the GUID) and are needed as they are to ask the test-result service.
+enum VerificationMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "create sessions, used keys, tans and teletans", sql: [
+            """
+            CREATE TABLE app_sessions (
+                registration_token_hash TEXT PRIMARY KEY,
+                source TEXT NOT NULL,
+                hashed_guid TEXT,
+                hashed_guid_dob TEXT,
+                teletan_type TEXT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX app_sessions_created_at ON app_sessions (created_at)",
+            // A GUID, DOB hash or teleTAN registers once, ever: the primary key decides between concurrent tries.
+            """
+            CREATE TABLE used_keys (
+                key_hash TEXT PRIMARY KEY,
+                used_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX used_keys_used_at ON used_keys (used_at)",
+            """
+            CREATE TABLE tans (
+                tan_hash TEXT PRIMARY KEY,
+                registration_token_hash TEXT NOT NULL UNIQUE,
+                source TEXT NOT NULL,
+                teletan_type TEXT,
+                valid_until BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                redeemed_at BIGINT
+            )
+            """,
+            "CREATE INDEX tans_created_at ON tans (created_at)",
+            """
+            CREATE TABLE teletans (
+                teletan_hash TEXT PRIMARY KEY,
+                type TEXT NOT NULL,
+                valid_until BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                redeemed_at BIGINT
+            )
+            """,
+            "CREATE INDEX teletans_created_at ON teletans (created_at)",
+        ]),
+    ]
+
+    static var migrator: Migrator { Migrator(service: "verification", migrations: all) }
+}

@@ -1,0 +1,37 @@
+import ExposureCore
+import Foundation
+import SQLKit
+
+/// The hourly clean-up: sessions and TANs after 21 days, expired teleTANs (once out of the rate-limit window),
+/// used keys after 60 days. Guarded so that one replica does it per round.
+public struct VerificationRetention: Sendable {
+    let database: Database
+    let lifetimes: Lifetimes
+    let rateLimitWindow: Duration
+
+    public init(database: Database, lifetimes: Lifetimes, rateLimitWindow: Duration) {
+        self.database = database
+        self.lifetimes = lifetimes
+        self.rateLimitWindow = rateLimitWindow
+    }
+
+    /// Returns the number of rows deleted per table.
+    @discardableResult
+    public func run(now: Date) async throws -> [String: Int] {
+        let sessionCutoff = now.adding(.zero - lifetimes.sessionRetention).epochSeconds
+        let usedKeyCutoff = now.adding(.zero - lifetimes.usedKeyRetention).epochSeconds
+        let teleTANCutoff = now.adding(.zero - rateLimitWindow).epochSeconds
+        let timestamp = now.epochSeconds
+        let counts = try await JobLock.runExclusively("verification.retention", on: database) { connection in
+            [
+                "tans": try await connection.raw("DELETE FROM tans WHERE created_at < \(bind: sessionCutoff) RETURNING tan_hash").all().count,
+                "app_sessions": try await connection.raw("DELETE FROM app_sessions WHERE created_at < \(bind: sessionCutoff) RETURNING source").all().count,
+                "teletans": try await connection.raw("""
+                    DELETE FROM teletans WHERE valid_until < \(bind: timestamp) AND created_at < \(bind: teleTANCutoff) RETURNING type
+                    """).all().count,
+                "used_keys": try await connection.raw("DELETE FROM used_keys WHERE used_at < \(bind: usedKeyCutoff) RETURNING used_at").all().count,
+            ]
+        }
+        return counts ?? [:]
+    }
+}

@@ -1,0 +1,58 @@
+import ExposureCore
+import Foundation
+
+/// Everything the verification service reads from its environment (see docs/operations.md).
+public struct VerificationConfiguration: Sendable {
+    public var common: CommonSettings
+    /// App-facing listener (`PORT`, default 8010).
+    public var appListener: ListenerAddress
+    /// Internal listener for submission and portal (`INTERNAL_PORT`, default 8011).
+    public var internalListener: ListenerAddress
+    /// The test-result service's internal listener (`TESTRESULT_URL`).
+    public var testResultURL: URL
+    public var testResultPolicy: DownstreamPolicy
+    public var lifetimes: Lifetimes
+    public var teleTANRateLimit: TeleTANRateLimit
+    /// Failed teleTAN registrations allowed in a burst (`TELETAN_FAILURE_BURST`) and refilled per hour
+    /// (`TELETAN_FAILURES_PER_HOUR`), for all apps together.
+    public var teleTANFailureBurst: Int
+    public var teleTANFailuresPerHour: Int
+    public var signingKeys: SigningKeySource
+    public var jwtIssuer: String?
+    public var jwtAudience: String?
+    public var jwksRefreshInterval: Duration
+    public var retentionInterval: Duration
+
+    public init(_ settings: Settings) throws(ConfigurationError) {
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db")
+        appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
+        internalListener = ListenerAddress(host: common.bindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
+        testResultURL = try settings.url("TESTRESULT_URL", default: "http://localhost:8021")
+        testResultPolicy = DownstreamPolicy(
+            timeout: try settings.duration("TESTRESULT_TIMEOUT", default: .seconds(3), minimum: .milliseconds(10)),
+            attempts: try settings.int("TESTRESULT_ATTEMPTS", default: 3, in: 1...10)
+        )
+        var lifetimes = Lifetimes()
+        lifetimes.tan = try settings.duration("TAN_VALIDITY", default: lifetimes.tan, minimum: .seconds(60))
+        lifetimes.teleTANTest = try settings.duration("TELETAN_TEST_VALIDITY", default: lifetimes.teleTANTest, minimum: .seconds(60))
+        lifetimes.teleTANEvent = try settings.duration("TELETAN_EVENT_VALIDITY", default: lifetimes.teleTANEvent, minimum: .seconds(60))
+        lifetimes.sessionRetention = try settings.duration("SESSION_RETENTION", default: lifetimes.sessionRetention, minimum: .seconds(86400))
+        lifetimes.usedKeyRetention = try settings.duration("USED_KEY_RETENTION", default: lifetimes.usedKeyRetention, minimum: .seconds(86400))
+        self.lifetimes = lifetimes
+        teleTANRateLimit = TeleTANRateLimit(
+            limit: try settings.int("TELETAN_RATE_LIMIT", default: 1000, in: 1...1_000_000),
+            window: try settings.duration("TELETAN_RATE_WINDOW", default: .seconds(3600), minimum: .seconds(1))
+        )
+        teleTANFailureBurst = try settings.int("TELETAN_FAILURE_BURST", default: 100, in: 1...1_000_000)
+        teleTANFailuresPerHour = try settings.int("TELETAN_FAILURES_PER_HOUR", default: 600, in: 1...100_000_000)
+        let jwks = settings.optionalString("JWT_JWKS_URL")
+        signingKeys = SigningKeySource(
+            jwksURL: try jwks.map { _ throws(ConfigurationError) in try settings.url("JWT_JWKS_URL", default: "") },
+            publicKeyFiles: settings.list("JWT_PUBLIC_KEY_FILES", default: [])
+        )
+        jwtIssuer = settings.optionalString("JWT_ISSUER")
+        jwtAudience = settings.optionalString("JWT_AUDIENCE")
+        jwksRefreshInterval = try settings.duration("JWKS_REFRESH_INTERVAL", default: .seconds(300), minimum: .seconds(10))
+        retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+    }
+}

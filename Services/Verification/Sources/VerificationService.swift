@@ -1,0 +1,95 @@
+import ExposureCore
+import Foundation
+import Hummingbird
+import JWTKit
+import Logging
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import ServiceLifecycle
+
+/// The verification service: registration tokens, test results and TANs for the apps (app listener); TAN
+/// verification and teleTAN issuance for the submission service and the portal (internal listener).
+public enum VerificationService {
+    public static let name = "verification"
+    public static let appListener = "app"
+    public static let internalListener = "internal"
+    static let internalPaths: Set<String> = ["/version/v1/tan/verify", "/version/v1/tan/teletan"]
+
+    public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
+        let environment = environment.named(name)
+        let logger = environment.logger
+        let keys = JWTKeyCollection()
+        try await configuration.signingKeys.loadStaticKeys(into: keys)
+        if !configuration.signingKeys.isConfigured {
+            logger.warning("no JWT_JWKS_URL or JWT_PUBLIC_KEY_FILES: teleTAN issuance will refuse every request")
+        }
+        let database = try await Database.open(configuration.common, migrator: VerificationMigrations.migrator, environment: environment)
+        let lifetimes = configuration.lifetimes
+        let api = VerificationAPI(
+            sessions: SessionStore(database: database),
+            tans: TanStore(database: database),
+            teleTANs: TeleTANStore(database: database),
+            testResults: TestResultLookup(baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, logger: logger),
+            officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
+            lifetimes: lifetimes,
+            rateLimit: configuration.teleTANRateLimit,
+            failedTeleTANs: TokenBucket(
+                capacity: configuration.teleTANFailureBurst,
+                refillPerSecond: Double(configuration.teleTANFailuresPerHour) / 3600,
+                clock: environment.clock
+            ),
+            latency: LatencyMatcher(random: environment.random),
+            clock: environment.clock,
+            random: environment.random,
+            logger: logger
+        )
+        let middlewares: [any ServerMiddleware] = [OpenAPIErrorMiddleware(logger: logger), BearerTokenMiddleware()]
+        let readiness = [ReadinessCheck.database(database), ServiceClients.liveness(name: "testresult", baseURL: configuration.testResultURL)]
+        // The contract: bodies over 10,000 bytes, or sent chunked, are answered 406.
+        let bodyLimit = StandardRouter.BodyLimit(maxBytes: 10_000, status: .notAcceptable, requireLength: true)
+
+        let appRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, readiness: readiness, metrics: true)
+        try api.registerHandlers(
+            on: PathFilteredTransport(appRouter) { !internalPaths.contains($0) },
+            configuration: StandardRouter.openAPIConfiguration,
+            middlewares: middlewares
+        )
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, readiness: [ReadinessCheck.database(database)], metrics: true)
+        try api.registerHandlers(
+            on: PathFilteredTransport(internalRouter) { internalPaths.contains($0) },
+            configuration: StandardRouter.openAPIConfiguration,
+            middlewares: middlewares
+        )
+
+        let retention = VerificationRetention(database: database, lifetimes: lifetimes, rateLimitWindow: configuration.teleTANRateLimit.window)
+        var jobs: [any Service] = [
+            PeriodicJob(name: "verification.retention", interval: configuration.retentionInterval, logger: logger) {
+                let deleted = try await retention.run(now: environment.clock.now())
+                if deleted.values.contains(where: { $0 > 0 }) {
+                    logger.info("retention applied", metadata: deleted.mapValues { .stringConvertible($0) })
+                }
+            },
+        ]
+        if configuration.signingKeys.jwksURL != nil {
+            let source = configuration.signingKeys
+            jobs.append(PeriodicJob(name: "verification.jwks", interval: configuration.jwksRefreshInterval, logger: logger) {
+                try await source.refreshJWKS(into: keys, logger: logger)
+            })
+        }
+        return ServiceBundle(
+            name: name,
+            listeners: [
+                HTTPListener(name: appListener, address: configuration.appListener, router: appRouter, serviceName: name, logger: logger),
+                HTTPListener(name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name, logger: logger),
+            ],
+            jobs: jobs,
+            cleanup: { await database.shutdown() }
+        )
+    }
+
+    /// Applies migrations and closes the database.
+    public static func migrate(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(configuration.common, migrator: VerificationMigrations.migrator, environment: environment.named(name))
+        await database.shutdown()
+    }
+}

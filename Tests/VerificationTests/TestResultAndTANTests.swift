@@ -1,0 +1,180 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Verification
+
+@Suite struct TestResultAndTANTests {
+    @Test(arguments: TestDatabase.all)
+    func pollingFollowsTheLabsResult(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let guid = VerificationHarness.hashedGUID()
+            let token = try #require(try await h.register(guid: guid).json["registrationToken"] as? String)
+            let pending = try await h.testResult(token)
+            #expect(pending.status == 200)
+            #expect(pending.json["testResult"] as? Int == 0)
+            #expect(pending.body.count == ResponseSizes.testResult)
+            try await h.labPosts(guid, result: 2)
+            let positive = try await h.testResult(token)
+            #expect(positive.json["testResult"] as? Int == 2)
+            #expect(positive.json["labId"] as? String == "lab-1")
+            #expect(positive.body.count == ResponseSizes.testResult)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func unknownOrMalformedTokensAre400(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            for token in [Codes.uuidV4(using: SystemRandomSource()), "nope", ""] {
+                try #require(try await h.testResult(token).status == 400)
+                try #require(try await h.tan(token).status == 400)
+            }
+            try #require(try await h.app.postJSON("/version/v1/tan", [:] as [String: String], headers: [("cwa-fake", "0")]).status == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func dateOfBirthMismatchIs403(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let guid = VerificationHarness.hashedGUID()
+            let dob = "x" + VerificationHarness.hashedGUID().dropFirst()
+            try await h.labPosts(guid, result: 2)
+            try await h.labPosts(dob, result: 1)
+            let token = try #require(try await h.register(guid: guid, dob: dob).json["registrationToken"] as? String)
+            let response = try await h.testResult(token)
+            #expect(response.status == 403)
+            #expect(response.json["error"] as? String == "dob_mismatch")
+            try #require(try await h.tan(token).status == 400)
+            // Once both agree, the result is answered.
+            try await h.labPosts(dob, result: 2)
+            try #require(try await h.testResult(token).json["testResult"] as? Int == 2)
+            try #require(try await h.tan(token).status == 201)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aTANOnlyForPositiveResultsAndOnlyOnce(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let negative = try await h.registeredToken(result: 1)
+            let refused = try await h.tan(negative)
+            #expect(refused.status == 400)
+            #expect(refused.json["error"] as? String == "result_not_positive")
+            try #require(try await h.tan(try await h.registeredToken(result: nil)).status == 400)
+            try #require(try await h.tan(try await h.registeredToken(result: 8, quick: true)).status == 400)
+
+            let positive = try await h.registeredToken(result: 2)
+            let issued = try await h.tan(positive)
+            #expect(issued.status == 201)
+            #expect(issued.body.count == ResponseSizes.tan)
+            let tan = try #require(issued.json["tan"] as? String)
+            #expect(Codes.isUUIDv4(tan))
+            let second = try await h.tan(positive)
+            #expect(second.status == 400)
+            #expect(second.json["error"] as? String == "tan_already_issued")
+
+            try #require(try await h.tan(try await h.registeredToken(result: 7, quick: true)).status == 201)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aTANVerifiesOnceWithinFourteenDays(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
+            let ok = try await h.verify(tan)
+            #expect(ok.status == 200)
+            #expect(ok.body.isEmpty)
+            #expect(ok.header("X-CWA-TELETAN-TYPE") == nil)
+            let reused = try await h.verify(tan)
+            #expect(reused.status == 404)
+            #expect(reused.json["error"] as? String == "tan_not_found")
+
+            let late = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
+            h.clock.advance(by: 14 * 86400 + 1)
+            try #require(try await h.verify(late).status == 404)
+
+            try #require(try await h.verify(Codes.uuidV4(using: SystemRandomSource())).status == 404)
+            try #require(try await h.verify("not-a-uuid").status == 400)
+            try #require(try await h.internal.postRaw("/version/v1/tan/verify", Array("{".utf8)).status == 400)
+            try #require(try await h.internal.postJSON("/version/v1/tan/verify", ["tan": 42]).status == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func teleTANDerivedTANsCarryTheirType(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            for type in ["TEST", "EVENT"] {
+                let teleTAN = try await h.newTeleTAN(type: type)
+                let token = try #require(try await h.register(teleTAN: teleTAN).json["registrationToken"] as? String)
+                let tan = try #require(try await h.tan(token).json["tan"] as? String)
+                let verified = try await h.verify(tan)
+                #expect(verified.status == 200)
+                #expect(verified.header("X-CWA-TELETAN-TYPE") == type)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func fiftyConcurrentVerificationsOfOneTANHaveOneWinner(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 { group.addTask { try await h.verify(tan).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 404 }.count == 49)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func fiftyConcurrentTANRequestsForOneTokenHaveOneWinner(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let token = try await h.registeredToken(result: 2)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 { group.addTask { try await h.tan(token).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 201 }.count == 1)
+            #expect(statuses.filter { $0 == 400 }.count == 49)
+            try #require(try await h.rows("tans") == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func testResultDownIsAFast500(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind, testResultDown: true) { h in
+            let token = try #require(try await h.register(guid: VerificationHarness.hashedGUID()).json["registrationToken"] as? String)
+            let start = ContinuousClock.now
+            let response = try await h.testResult(token)
+            #expect(response.status == 500)
+            #expect(response.json["error"] as? String == "dependency_unavailable")
+            #expect(ContinuousClock.now - start < .seconds(5))
+            try #require(try await h.tan(token).status == 500)
+            try #require(try await h.rows("tans") == 0)
+            try #require(try await h.app.get("/health/ready").status == 503)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func retentionForgetsOldSessionsButRemembersUsedKeys(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let guid = VerificationHarness.hashedGUID()
+            try await h.labPosts(guid, result: 2)
+            let token = try #require(try await h.register(guid: guid).json["registrationToken"] as? String)
+            try #require(try await h.tan(token).status == 201)
+            _ = try await h.newTeleTAN()
+            let retention = VerificationRetention(database: h.database, lifetimes: Lifetimes(), rateLimitWindow: .seconds(3600))
+            h.clock.advance(by: 20 * 86400)
+            // The expired teleTAN goes first; sessions and TANs stay for 21 days.
+            try #require(try await retention.run(now: h.clock.now()) == ["app_sessions": 0, "tans": 0, "teletans": 1, "used_keys": 0])
+            h.clock.advance(by: 2 * 86400)
+            let deleted = try await retention.run(now: h.clock.now())
+            #expect(deleted == ["app_sessions": 1, "tans": 1, "teletans": 0, "used_keys": 0])
+            try #require(try await h.testResult(token).status == 400)
+            // The GUID stays used while test-result may still answer for it.
+            try #require(try await h.register(guid: guid).status == 400)
+            h.clock.advance(by: 40 * 86400)
+            try #require(try await retention.run(now: h.clock.now())["used_keys"] == 1)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Crypto
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import JWTKit
+import SQLKit
+@testable import TestResult
+@testable import Verification
+
+/// The real test-result service and the verification service on free ports, wired over HTTP, with an officer
+/// signing key that verification trusts and a registered lab.
+struct VerificationHarness {
+    let app: TestHTTPClient
+    let `internal`: TestHTTPClient
+    let lab: TestHTTPClient
+    let labKey: String
+    let clock: ManualClock
+    let database: Database
+    let officerKey: ES256PrivateKey
+
+    static func run(
+        on kind: TestDatabase,
+        environment extra: [String: String] = [:],
+        testResultDown: Bool = false,
+        _ body: (VerificationHarness) async throws -> Void
+    ) async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
+        let officerKey = ES256PrivateKey()
+        let keyDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("officer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: keyDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: keyDirectory) }
+        let publicKeyFile = keyDirectory.appendingPathComponent("officer.pem").path
+        try officerKey.publicKey.pemRepresentation.write(toFile: publicKeyFile, atomically: true, encoding: .utf8)
+
+        try await kind.withFreshDatabaseURL { testResultURL in
+            try await kind.withFreshDatabaseURL { verificationURL in
+                let testResultConfiguration = try TestResultConfiguration(TestServices.settings([
+                    "DATABASE_URL": testResultURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
+                ]))
+                let testResult = try await TestResultService.makeBundle(testResultConfiguration, environment: TestServices.environment(clock: clock))
+                let labKey = try await TestResultAdmin.addLab("lab-1", configuration: testResultConfiguration, environment: TestServices.environment(clock: clock))
+                try await TestServices.withRunning([testResult]) { running in
+                    let testResultPort = testResultDown ? 1 : await running.bundle(TestResultService.name).port(TestResultService.internalListener)
+                    var variables = [
+                        "DATABASE_URL": verificationURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
+                        "TESTRESULT_URL": "http://127.0.0.1:\(testResultPort)", "TESTRESULT_TIMEOUT": "2s",
+                        "JWT_PUBLIC_KEY_FILES": publicKeyFile,
+                    ]
+                    variables.merge(extra) { $1 }
+                    let configuration = try VerificationConfiguration(TestServices.settings(variables))
+                    let verification = try await VerificationService.makeBundle(configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
+                    let database = try await Database.connect(verificationURL, poolSize: 2, logger: TestLogger.quiet)
+                    do {
+                        try await TestServices.withRunning([verification]) { inner in
+                            let harness = VerificationHarness(
+                                app: await TestServices.client(inner, VerificationService.name, VerificationService.appListener),
+                                internal: await TestServices.client(inner, VerificationService.name, VerificationService.internalListener),
+                                lab: await TestServices.client(running, TestResultService.name, TestResultService.labListener),
+                                labKey: labKey,
+                                clock: clock,
+                                database: database,
+                                officerKey: officerKey
+                            )
+                            try await body(harness)
+                        }
+                        await database.shutdown()
+                    } catch {
+                        await database.shutdown()
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Calls as the apps, labs and portal make them
+
+    static func hashedGUID(_ n: Int = Int.random(in: 0..<Int.max)) -> String { SecretHash.sha256Hex("guid-\(n)") }
+
+    func register(guid: String, dob: String? = nil, fake: String = "0") async throws -> TestResponse {
+        var body = ["key": guid, "keyType": "GUID"]
+        if let dob { body["keyDob"] = dob }
+        return try await app.postJSON("/version/v1/registrationToken", body, headers: [("cwa-fake", fake)])
+    }
+
+    func register(teleTAN: String, fake: String = "0") async throws -> TestResponse {
+        try await app.postJSON("/version/v1/registrationToken", ["key": teleTAN, "keyType": "TELETAN"], headers: [("cwa-fake", fake)])
+    }
+
+    func testResult(_ token: String, fake: String = "0") async throws -> TestResponse {
+        try await app.postJSON("/version/v1/testresult", ["registrationToken": token], headers: [("cwa-fake", fake)])
+    }
+
+    func tan(_ token: String, fake: String = "0") async throws -> TestResponse {
+        try await app.postJSON("/version/v1/tan", ["registrationToken": token], headers: [("cwa-fake", fake)])
+    }
+
+    func verify(_ tan: String) async throws -> TestResponse {
+        try await self.internal.postJSON("/version/v1/tan/verify", ["tan": tan])
+    }
+
+    func labPosts(_ id: String, result: Int, quick: Bool = false) async throws {
+        let response = try await lab.postJSON(
+            quick ? "/api/v1/quicktest/results" : "/api/v1/lab/results",
+            ["testResults": [["id": id, "result": result]]],
+            headers: [("Authorization", "Bearer \(labKey)")]
+        )
+        precondition(response.status == 204, "lab upload failed: \(response.status) \(response.text)")
+    }
+
+    /// A signed officer token (ES256) with the given roles.
+    func officerToken(roles: [String], expiresIn: TimeInterval = 300, key: ES256PrivateKey? = nil) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key ?? officerKey)
+        let claims = OfficerClaims(
+            exp: ExpirationClaim(value: clock.now().addingTimeInterval(expiresIn)),
+            realm_access: .init(roles: roles)
+        )
+        return try await keys.sign(claims)
+    }
+
+    func createTeleTAN(token: String?, type: String? = nil) async throws -> TestResponse {
+        var headers: [(String, String)] = []
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let type { headers.append(("X-CWA-TELETAN-TYPE", type)) }
+        return try await self.internal.request(.POST, "/version/v1/tan/teletan", headers: headers)
+    }
+
+    func newTeleTAN(type: String = "TEST") async throws -> String {
+        let role = type == "EVENT" ? "c19hotline_event" : "c19hotline"
+        let response = try await createTeleTAN(token: try await officerToken(roles: [role]), type: type)
+        precondition(response.status == 201, "teleTAN issuance failed: \(response.status) \(response.text)")
+        return response.json["value"] as! String
+    }
+
+    /// A registration token for a GUID whose lab result is `result`.
+    func registeredToken(result: Int?, quick: Bool = false) async throws -> String {
+        let guid = Self.hashedGUID()
+        if let result { try await labPosts(guid, result: result, quick: quick) }
+        let response = try await register(guid: guid)
+        precondition(response.status == 201)
+        return response.json["registrationToken"] as! String
+    }
+
+    func rows(_ table: String) async throws -> Int {
+        try await database.withConnection { connection in
+            try await connection.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table)").first()!.decode(column: "n", as: Int.self)
+        }
+    }
+}
