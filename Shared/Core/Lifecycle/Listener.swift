@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
 /// Where one HTTP listener of a service binds. Port 0 asks the system for a free port (tests).
 public struct ListenerAddress: Sendable, Equatable {
@@ -140,10 +141,15 @@ public final class RunningServices: Sendable {
         self.task = task
     }
 
-    /// Starts `bundles` and waits until every listener is bound.
-    public static func start(_ bundles: [ServiceBundle], logger: Logger) async -> RunningServices {
+    /// Starts `bundles` and waits until every listener is bound. With `shutdownSignals` (the launcher passes
+    /// SIGTERM and SIGINT) the services also stop gracefully on those signals.
+    public static func start(_ bundles: [ServiceBundle], logger: Logger, shutdownSignals: [UnixSignal] = []) async -> RunningServices {
         let group = ServiceGroup(
-            configuration: .init(services: bundles.flatMap(\.services).map { .init(service: $0) }, logger: logger)
+            configuration: .init(
+                services: bundles.flatMap(\.services).map { .init(service: $0) },
+                gracefulShutdownSignals: shutdownSignals,
+                logger: logger
+            )
         )
         let task = Task { try await group.run() }
         for bundle in bundles {
@@ -156,6 +162,13 @@ public final class RunningServices: Sendable {
     public func bundle(_ name: String) -> ServiceBundle {
         guard let bundle = bundles.first(where: { $0.name == name }) else { preconditionFailure("no service named \(name)") }
         return bundle
+    }
+
+    /// Waits until the services stopped (after a shutdown signal), then closes every bundle's resources.
+    public func wait() async throws {
+        let result = await task.result
+        for bundle in bundles { await bundle.close() }
+        try result.get()
     }
 
     /// Graceful shutdown, then closes every bundle's resources.
