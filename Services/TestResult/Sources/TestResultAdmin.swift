@@ -5,34 +5,51 @@ import Foundation
 public enum TestResultAdmin {
     /// Runs a `labs` subcommand and returns what to print.
     public static func labs(_ words: [String], configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws -> String {
-        let database = try await Database.open(configuration.common, migrator: TestResultMigrations.migrator, environment: environment)
-        defer { Task { await database.shutdown() } }
-        let store = LabCredentialStore(database: database)
-        let now = environment.clock.now()
+        enum Action { case add(String), list, revoke(String) }
+        let action: Action
         switch (words.first, words.count) {
         case ("add", 2):
-            let labID = words[1]
-            guard LabAPIKey.isValidLabID(labID) else { throw UsageError("a lab id has 1 to 64 letters, digits, '-', '_' or '.'") }
-            let key = try await addLab(labID, store: store, random: environment.random, now: now)
-            return """
-                Lab \(labID) can now post results with the header
-                  Authorization: Bearer \(key)
-                This key is shown only once; store it in the lab system's secret store.
-                """
-        case ("list", 1):
-            let rows = try await store.list()
-            guard !rows.isEmpty else { return "No lab credentials." }
-            let lines = rows.map { row in
-                let state = row.revokedAt.map { "revoked \(Date(timeIntervalSince1970: TimeInterval($0)).formatted(.iso8601))" } ?? "active"
-                return "\(row.labID)\tkey \(row.fingerprint)…\tcreated \(Date(timeIntervalSince1970: TimeInterval(row.createdAt)).formatted(.iso8601))\t\(state)"
-            }
-            return (["LAB\tKEY\tCREATED\tSTATE"] + lines).joined(separator: "\n")
-        case ("revoke", 2):
-            let count = try await store.revoke(labID: words[1], now: now)
-            return count == 0 ? "No active key for lab \(words[1])." : "Revoked \(count) key(s) of lab \(words[1])."
-        default:
-            throw UsageError("usage: labs add <labId> | labs list | labs revoke <labId>")
+            guard LabAPIKey.isValidLabID(words[1]) else { throw UsageError("a lab id has 1 to 64 letters, digits, '-', '_' or '.'") }
+            action = .add(words[1])
+        case ("list", 1): action = .list
+        case ("revoke", 2): action = .revoke(words[1])
+        default: throw UsageError("usage: labs add <labId> | labs list | labs revoke <labId>")
         }
+        let database = try await Database.open(configuration.common, migrator: TestResultMigrations.migrator, environment: environment)
+        do {
+            let output = try await run(action, store: LabCredentialStore(database: database), environment: environment)
+            await database.shutdown()
+            return output
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+
+        func run(_ action: Action, store: LabCredentialStore, environment: ServiceEnvironment) async throws -> String {
+            let now = environment.clock.now()
+            switch action {
+            case .add(let labID):
+                let key = try await addLab(labID, store: store, random: environment.random, now: now)
+                return """
+                    Lab \(labID) can now post results with the header
+                      Authorization: Bearer \(key)
+                    This key is shown only once; store it in the lab system's secret store.
+                    """
+            case .list:
+                let rows = try await store.list()
+                guard !rows.isEmpty else { return "No lab credentials." }
+                let lines = rows.map { row in
+                    let state = row.revokedAt.map { "revoked \(iso($0))" } ?? "active"
+                    return "\(row.labID)\tkey \(row.fingerprint)…\tcreated \(iso(row.createdAt))\t\(state)"
+                }
+                return (["LAB\tKEY\tCREATED\tSTATE"] + lines).joined(separator: "\n")
+            case .revoke(let labID):
+                let count = try await store.revoke(labID: labID, now: now)
+                return count == 0 ? "No active key for lab \(labID)." : "Revoked \(count) key(s) of lab \(labID)."
+            }
+        }
+
+        func iso(_ seconds: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
     }
 
     /// Creates a credential and returns its API key (shown once; only its hash is stored).
