@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# Multi-stage build of every ExposureSuite executable into one small runtime image.
+#   docker build -t exposure-suite .
+#   docker run --rm exposure-suite verification-service --help
+ARG SWIFT_VERSION=6.3
+
+FROM swift:${SWIFT_VERSION}-bookworm AS build
+WORKDIR /src
+# Resolve dependencies first so that source changes do not refetch them.
+COPY Package.swift ./
+RUN swift package resolve
+COPY . .
+RUN swift build -c release --static-swift-stdlib \
+        --product verification-service --product testresult-service \
+        --product submission-service --product portal-service --product exposure-suite \
+ && mkdir -p /out \
+ && cp .build/release/verification-service .build/release/testresult-service \
+       .build/release/submission-service .build/release/portal-service .build/release/exposure-suite /out/ \
+ && (cp -R .build/release/*.resources /out/ 2>/dev/null || true)
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates tzdata libsqlite3-0 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --create-home --home-dir /var/lib/exposure exposure
+COPY --from=build /out/ /usr/local/bin/
+USER exposure
+WORKDIR /var/lib/exposure
+ENV BIND_HOST=0.0.0.0 LOG_FORMAT=json
+EXPOSE 8010 8011 8020 8021 8030 8040
+CMD ["exposure-suite"]
