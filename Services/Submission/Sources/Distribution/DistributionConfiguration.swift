@@ -1,0 +1,73 @@
+import ExposureCore
+import ExposureProtocol
+import Foundation
+
+/// The distribution job's settings (see docs/operations.md, "Distribution").
+public struct DistributionConfiguration: Sendable {
+    /// Where the CDN tree is written (`EXPORT_DIR`, default `data/exports`).
+    public var exportDirectory: URL
+    /// `SIGNING_KEY_FILE`; nil = a development key at `developmentKeyPath`.
+    public var signingKeyFile: String?
+    public var developmentKeyPath: String
+    public var country: String
+    public var appBundleID: String
+    public var keyVersion: String
+    public var keyID: String
+    public var minimumRiskLevel: Int
+    public var lookbackDays: Int
+    public var shiftingThreshold: Int
+    public var expiryDelayMinutes: Int
+    public var maxKeysPerFile: Int
+    public var dailyRetentionDays: Int
+    public var appConfigurationJSON: String
+    /// How often `serve` runs the job (`DISTRIBUTION_INTERVAL`, default 1h; `0` = never, run `distribute` instead).
+    public var interval: Duration
+    /// Whether `serve` answers GET for the tree (`SERVE_EXPORTS`).
+    public var serveExports: Bool
+
+    public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
+        let data = settings.string("DATA_DIR", default: "data")
+        exportDirectory = URL(fileURLWithPath: settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
+        signingKeyFile = settings.optionalString("SIGNING_KEY_FILE")
+        developmentKeyPath = data + "/export-signing-key.pem"
+        country = settings.string("HOME_COUNTRY", default: "DE").uppercased()
+        guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw ConfigurationError(variable: "HOME_COUNTRY", reason: "must be an ISO 3166 alpha-2 code such as DE, got '\(country)'")
+        }
+        appBundleID = settings.string("SIGNATURE_APP_BUNDLE_ID", default: "de.rki.coronawarnapp")
+        keyVersion = settings.string("SIGNATURE_KEY_VERSION", default: "v1")
+        keyID = settings.string("SIGNATURE_KEY_ID", default: "262")
+        minimumRiskLevel = try settings.int("DISTRIBUTION_MIN_RISK_LEVEL", default: 3, in: 1...8)
+        lookbackDays = try settings.int("DISTRIBUTION_LOOKBACK_DAYS", default: 10, in: 1...14)
+        shiftingThreshold = try settings.int("SHIFTING_THRESHOLD", default: 140, in: 1...1_000_000)
+        expiryDelayMinutes = try settings.int("EXPIRY_DELAY_MINUTES", default: 120, in: 0...1440)
+        maxKeysPerFile = try settings.int("MAX_KEYS_PER_FILE", default: 600_000, in: 1...10_000_000)
+        dailyRetentionDays = try settings.int("EXPORT_RETENTION_DAYS", default: 14, in: 1...60)
+        if let path = settings.optionalString("APP_CONFIG_FILE") {
+            guard let json = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError(variable: "APP_CONFIG_FILE", reason: "names \(path), which cannot be read")
+            }
+            do {
+                _ = try AppConfigurationFile.parse(json: json)
+            } catch {
+                throw ConfigurationError(variable: "APP_CONFIG_FILE", reason: "is not a valid ApplicationConfiguration in JSON: \(error)")
+            }
+            appConfigurationJSON = json
+        } else {
+            appConfigurationJSON = AppConfigurationFile.defaultJSON
+        }
+        interval = try settings.duration("DISTRIBUTION_INTERVAL", default: .seconds(3600))
+        serveExports = try settings.bool("SERVE_EXPORTS", default: serveExportsByDefault)
+    }
+
+    public var layout: ExportTreeLayout { ExportTreeLayout(country: country) }
+
+    public var planner: DistributionPlanner {
+        DistributionPlanner(
+            layout: layout,
+            expiry: ExpiryPolicy(delayMinutes: Int64(expiryDelayMinutes)),
+            shifting: ShiftingPolicy(threshold: shiftingThreshold),
+            dailyRetentionDays: Int64(dailyRetentionDays)
+        )
+    }
+}

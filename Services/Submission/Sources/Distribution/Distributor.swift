@@ -1,0 +1,113 @@
+import ExposureCore
+import Foundation
+import Logging
+import Metrics
+
+/// What one distribution run did.
+public struct DistributionReport: Sendable, Equatable {
+    public var keysSelected = 0
+    public var keysPublished = 0
+    public var keysPending = 0
+    public var filesWritten = 0
+    public var filesAlreadyPublished = 0
+    public var foldersRemoved = 0
+}
+
+/// One distribution run: select keys, plan files, write new key files (never rewriting published ones), then the
+/// indexes that point to them, the signed app configuration, and finally remove what retention drops.
+///
+/// Key files are written before the indexes that name them, each atomically, so the tree a CDN sees is always
+/// consistent: a run killed midway leaves files that no index names yet, and the next run completes it.
+public struct Distributor: Sendable {
+    let configuration: DistributionConfiguration
+    let keys: DistributionKeyQuery
+    let database: Database
+    let signer: ExportSigner
+    let writer: ExportTreeWriter
+    let logger: Logger
+
+    public init(configuration: DistributionConfiguration, database: Database, signer: ExportSigner, logger: Logger) {
+        self.configuration = configuration
+        self.database = database
+        self.keys = DistributionKeyQuery(database: database, minimumRiskLevel: configuration.minimumRiskLevel, lookbackDays: configuration.lookbackDays)
+        self.signer = signer
+        self.writer = ExportTreeWriter(root: configuration.exportDirectory)
+        self.logger = logger
+    }
+
+    /// Runs once if no other replica is running it; nil when another one is.
+    public func runExclusively(now: Date) async throws -> DistributionReport? {
+        try await ExclusiveJob.run("distribution", on: database, lockFile: configuration.exportDirectory.appendingPathComponent(".distribution.lock")) {
+            try await run(now: now)
+        }
+    }
+
+    public func run(now: Date) async throws -> DistributionReport {
+        let start = ContinuousClock.now
+        try FileManager.default.createDirectory(at: configuration.exportDirectory, withIntermediateDirectories: true)
+        writer.removeTemporaryFiles()
+        let selected = try await keys.keys(now: now)
+        let plan = configuration.planner.plan(keys: selected, now: now)
+        var report = DistributionReport(keysSelected: selected.count, keysPending: plan.pendingKeys)
+        let batcher = ExportBatches(maxKeysPerFile: configuration.maxKeysPerFile)
+        let layout = configuration.layout
+
+        for bundle in plan.bundles {
+            if writer.exists(bundle.path) {
+                report.filesAlreadyPublished += 1
+                continue
+            }
+            let batches = batcher.batches(of: bundle.keys)
+            // Later batches first: the bundle's own path, which marks it as published, is written last.
+            for (offset, batch) in batches.enumerated().reversed() {
+                let number = offset + 1
+                let path = number == 1 ? bundle.path : layout.part(bundle.path, number)
+                let zip = try ExportArchive.make(
+                    keys: batch,
+                    batch: .init(startTimestamp: bundle.start, endTimestamp: bundle.end, region: configuration.country,
+                                 batchNumber: Int32(number), batchSize: Int32(batches.count)),
+                    signer: signer
+                )
+                if number == 1, batches.count > 1 {
+                    try writer.write(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: true)
+                }
+                if try writer.write(path, zip, immutable: true) { report.filesWritten += 1 }
+            }
+            if bundle.path.contains("/hour/") { report.keysPublished += bundle.keys.count }
+        }
+        for (path, json) in plan.indexes {
+            try writer.write(path, Data(json), immutable: false)
+        }
+        let appConfiguration = try AppConfigurationFile.parse(json: configuration.appConfigurationJSON)
+        try writer.write(layout.appConfig, try AppConfigurationFile.make(appConfiguration, signer: signer), immutable: false)
+        report.foldersRemoved = try applyRetention(plan)
+
+        Counter(label: "distribution_runs_total").increment()
+        Gauge(label: "distribution_keys_pending").record(plan.pendingKeys)
+        Counter(label: "distribution_files_written_total").increment(by: report.filesWritten)
+        logger.info("distribution run finished", metadata: [
+            "selected": "\(report.keysSelected)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
+            "kept": "\(report.filesAlreadyPublished)", "removed": "\(report.foldersRemoved)",
+            "duration": "\(ContinuousClock.now - start)",
+        ])
+        return report
+    }
+
+    /// Dates older than the daily window go entirely; hours are kept for today and yesterday only.
+    private func applyRetention(_ plan: DistributionPlan) throws -> Int {
+        let layout = configuration.layout
+        let keepDays = Set(plan.publishedDates + plan.hourlyDates)
+        let keepHours = Set(plan.hourlyDates)
+        var removed = 0
+        for date in writer.children(layout.dateIndex) {
+            if !keepDays.contains(date) {
+                try writer.remove(layout.day(date))
+                removed += 1
+            } else if !keepHours.contains(date), !writer.children(layout.hourIndex(date)).isEmpty || writer.exists(layout.hourIndex(date)) {
+                try writer.remove(layout.hourIndex(date))
+                removed += 1
+            }
+        }
+        return removed
+    }
+}

@@ -1,0 +1,40 @@
+/// A stored diagnosis key as distribution sees it: compact (no heap allocation per key), so that a million of
+/// them fit comfortably in memory.
+public struct ExportableKey: Sendable, Equatable {
+    /// The 16 key bytes as two big-endian halves: comparing (high, low) is comparing the bytes in order.
+    public var high: UInt64
+    public var low: UInt64
+    public var rollingStartIntervalNumber: Int32
+    public var rollingPeriod: Int32
+    public var transmissionRiskLevel: Int32
+    /// Hours since the epoch of the submission.
+    public var submissionHour: Int64
+
+    public init(keyData: [UInt8], rollingStartIntervalNumber: Int32, rollingPeriod: Int32, transmissionRiskLevel: Int32, submissionHour: Int64) {
+        precondition(keyData.count == 16, "a diagnosis key has 16 bytes")
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for index in 0..<8 { high = high << 8 | UInt64(keyData[index]) }
+        for index in 8..<16 { low = low << 8 | UInt64(keyData[index]) }
+        self.high = high
+        self.low = low
+        self.rollingStartIntervalNumber = rollingStartIntervalNumber
+        self.rollingPeriod = rollingPeriod
+        self.transmissionRiskLevel = transmissionRiskLevel
+        self.submissionHour = submissionHour
+    }
+
+    public var keyData: [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * index))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (56 - 8 * index))
+        }
+        return bytes
+    }
+
+    /// Bytewise order of the key data: keys of one upload end up scattered through a file.
+    public static func byKeyData(_ lhs: ExportableKey, _ rhs: ExportableKey) -> Bool {
+        lhs.high != rhs.high ? lhs.high < rhs.high : lhs.low < rhs.low
+    }
+}
