@@ -140,3 +140,20 @@ func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = 
         #expect(configuration.riskScoreClasses.map(\.label) == ["LOW", "HIGH"])
     }
 }
+
+@Suite struct IncompleteHourTests {
+    @Test func theRunningHourIsPublishedOnlyWhenAskedAndStaysRewritable() {
+        let layout = ExportTreeLayout(country: "DE")
+        var planner = DistributionPlanner(layout: layout, shifting: ShiftingPolicy(threshold: 1))
+        let day: Int64 = 20_400
+        let now = Date(timeIntervalSince1970: TimeInterval((day * 24 + 5) * 3600 + 60))
+        let key = dayKey(1, day: day - 2, submissionHour: day * 24 + 5)  // submitted in the running hour
+        let today = ExportTreeLayout.date(day: day)
+        #expect(planner.plan(keys: [key], now: now).bundles.first { $0.path == layout.hour(today, 5) } == nil)
+        planner.includeIncompleteHours = true
+        let bundle = planner.plan(keys: [key], now: now).bundles.first { $0.path == layout.hour(today, 5) }
+        #expect(bundle?.keys.count == 1)
+        #expect(bundle?.isComplete == false)
+        #expect(planner.plan(keys: [key], now: now).bundles.first { $0.path == layout.hour(today, 4) }?.isComplete == true)
+    }
+}

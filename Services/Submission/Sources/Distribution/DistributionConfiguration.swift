@@ -24,8 +24,11 @@ public struct DistributionConfiguration: Sendable {
     public var interval: Duration
     /// Whether `serve` answers GET for the tree (`SERVE_EXPORTS`).
     public var serveExports: Bool
+    /// Publish the running hour too (`DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS`; development and demos only).
+    public var includeIncompleteHours: Bool
 
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
+        includeIncompleteHours = try settings.bool("DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS", default: false)
         let data = settings.string("DATA_DIR", default: "data")
         exportDirectory = URL(fileURLWithPath: settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
         signingKeyFile = settings.optionalString("SIGNING_KEY_FILE")
@@ -63,11 +66,13 @@ public struct DistributionConfiguration: Sendable {
     public var layout: ExportTreeLayout { ExportTreeLayout(country: country) }
 
     public var planner: DistributionPlanner {
-        DistributionPlanner(
+        var planner = DistributionPlanner(
             layout: layout,
             expiry: ExpiryPolicy(delayMinutes: Int64(expiryDelayMinutes)),
             shifting: ShiftingPolicy(threshold: shiftingThreshold),
             dailyRetentionDays: Int64(dailyRetentionDays)
         )
+        planner.includeIncompleteHours = includeIncompleteHours
+        return planner
     }
 }

@@ -53,7 +53,7 @@ public struct Distributor: Sendable {
         let layout = configuration.layout
 
         for bundle in plan.bundles {
-            if writer.exists(bundle.path) {
+            if bundle.isComplete, writer.exists(bundle.path) {
                 report.filesAlreadyPublished += 1
                 continue
             }
@@ -69,9 +69,9 @@ public struct Distributor: Sendable {
                     signer: signer
                 )
                 if number == 1, batches.count > 1 {
-                    try writer.write(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: true)
+                    try writer.write(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: bundle.isComplete)
                 }
-                if try writer.write(path, zip, immutable: true) { report.filesWritten += 1 }
+                if try writer.write(path, zip, immutable: bundle.isComplete) { report.filesWritten += 1 }
             }
             if bundle.path.contains("/hour/") { report.keysPublished += bundle.keys.count }
         }

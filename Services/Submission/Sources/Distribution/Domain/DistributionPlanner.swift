@@ -9,6 +9,9 @@ public struct DistributionPlan: Sendable {
         public var start: UInt64
         public var end: UInt64
         public var keys: [ExportableKey]
+        /// False for the running hour when incomplete hours are included (development): such a file is rewritten
+        /// by later runs; every complete one is immutable.
+        public var isComplete: Bool = true
     }
 
     public var bundles: [Bundle]
@@ -27,6 +30,8 @@ public struct DistributionPlanner: Sendable {
     public var shifting: ShiftingPolicy
     /// Days with a daily file (14).
     public var dailyRetentionDays: Int64
+    /// Also publish the running hour (development and demos only: it reveals keys before the hour is over).
+    public var includeIncompleteHours: Bool = false
 
     public init(layout: ExportTreeLayout, expiry: ExpiryPolicy = .init(), shifting: ShiftingPolicy = .init(), dailyRetentionDays: Int64 = 14) {
         self.layout = layout
@@ -40,12 +45,13 @@ public struct DistributionPlanner: Sendable {
         let today = currentHour / 24
         let firstDay = today - dailyRetentionDays
         // Only complete hours are published; the current one is still filling.
-        let hours = (firstDay * 24)...(currentHour - 1)
+        let lastHour = includeIncompleteHours ? currentHour : currentHour - 1
+        let hours = (firstDay * 24)...lastHour
 
         var keysByHour: [Int64: [ExportableKey]] = [:]
         for key in keys {
             let hour = expiry.earliestHour(of: key)
-            if hour < currentHour { keysByHour[hour, default: []].append(key) }
+            if hour <= lastHour { keysByHour[hour, default: []].append(key) }
         }
         let (published, pending) = shifting.distribute(keysByHour, over: hours)
         let futureKeys = keys.count - keysByHour.values.reduce(0) { $0 + $1.count }
@@ -72,7 +78,10 @@ public struct DistributionPlanner: Sendable {
             for (hour, hourKeys) in published where hour / 24 == day {
                 let hourOfDay = Int(hour % 24)
                 hoursOfDay.append(hourOfDay)
-                bundles.append(.init(path: layout.hour(date, hourOfDay), start: UInt64(hour * 3600), end: UInt64((hour + 1) * 3600), keys: hourKeys))
+                bundles.append(.init(
+                    path: layout.hour(date, hourOfDay), start: UInt64(hour * 3600), end: UInt64((hour + 1) * 3600),
+                    keys: hourKeys, isComplete: hour < currentHour
+                ))
             }
             indexes.append((layout.hourIndex(date), Self.json(hoursOfDay)))
         }
