@@ -159,7 +159,11 @@ let package = Package(
     + [
         .executableTarget(
             name: "exposure-suite",
-            dependencies: ["ExposureCore", "Verification", "TestResult", "Submission", "Portal"],
+            dependencies: [
+                "ExposureCore", "ExposureProtocol", "Verification", "TestResult", "Submission", "Portal",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Services/Suite",
             swiftSettings: swiftSettings
         ),
