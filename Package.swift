@@ -72,6 +72,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["CommandLineArguments"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
@@ -80,6 +84,9 @@ let package = Package(
             name: "ExposureCore",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -144,7 +151,9 @@ let package = Package(
         "TestResultClient",
         .product(name: "JWTKit", package: "jwt-kit"),
     ])
-    + service("TestResult", folder: "TestResult", executable: "testresult-service", dependencies: [])
+    + service("TestResult", folder: "TestResult", executable: "testresult-service", dependencies: [
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+    ])
     + service("Submission", folder: "Submission", executable: "submission-service", dependencies: [
         "ExposureProtocol",
         "VerificationClient",
@@ -171,7 +180,14 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "ExposureCoreTests", dependencies: ["ExposureCore", "ExposureTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
-        .testTarget(name: "TestResultTests", dependencies: ["TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TestResultTests", dependencies: [
+            "TestResult", "ExposureTestSupport",
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: ["Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),

@@ -16,7 +16,7 @@ await CommandLineTool(
             let configuration = try TestResultConfiguration(settings)
             try await TestResultService.migrate(configuration, environment: ServiceEnvironment(logger: Logger(label: "exposure.testresult")))
         },
-        .init("labs", summary: "manage lab credentials: labs add <labId> | labs list | labs revoke <labId>") { words, settings in
+        .init("labs", summary: "manage lab credentials: labs add <labId> | labs add-cert <labId> <cert.pem|sha256> | labs list | labs revoke <labId>") { words, settings in
             let configuration = try TestResultConfiguration(settings)
             print(try await TestResultAdmin.labs(words.positional, configuration: configuration, environment: ServiceEnvironment(logger: Logger(label: "exposure.testresult"))))
         },

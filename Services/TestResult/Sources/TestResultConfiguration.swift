@@ -15,6 +15,9 @@ public struct TestResultConfiguration: Sendable {
     public var retention: RetentionPolicy
     /// How often retention runs (`RETENTION_INTERVAL`, default 1h).
     public var retentionInterval: Duration
+    /// HTTPS on the lab listener (`TLS_CERT_FILE`, `TLS_KEY_FILE`); labs may then authenticate with a registered
+    /// client certificate instead of an API key.
+    public var labTLS: ListenerTLS?
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/testresult.db")
@@ -30,5 +33,6 @@ public struct TestResultConfiguration: Sendable {
             throw ConfigurationError(variable: "RESULT_DELETE_AFTER", reason: "must not be shorter than RESULT_REDEEM_AFTER")
         }
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+        labTLS = try ListenerTLS(settings, requestClientCertificate: true)
     }
 }

@@ -60,7 +60,10 @@ public enum TestResultService {
         return ServiceBundle(
             name: name,
             listeners: [
-                HTTPListener(name: labListener, address: configuration.labListener, router: labRouter, serviceName: name, logger: logger),
+                try HTTPListener(
+                    name: labListener, address: configuration.labListener, router: labRouter, serviceName: name, logger: logger,
+                    tls: configuration.labTLS
+                ),
                 HTTPListener(name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name, logger: logger),
             ],
             jobs: [retention],

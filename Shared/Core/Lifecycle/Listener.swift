@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import HummingbirdTLS
 import ServiceLifecycle
 import UnixSignals
 
@@ -55,8 +57,14 @@ public struct HTTPListener: Sendable {
     public let boundPort: BoundPort
     public let service: any Service
 
-    /// Builds a listener serving `router`, with the core's standard middleware already added by the caller.
+    /// Builds a plain HTTP listener serving `router`, with the core's standard middleware already added by the caller.
     public init(name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger) {
+        // Without TLS nothing in the server builder can fail.
+        try! self.init(name: name, address: address, router: router, serviceName: serviceName, logger: logger, tls: nil)
+    }
+
+    /// Builds a listener serving `router`; with `tls`, it speaks HTTPS (and may ask clients for certificates).
+    public init(name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger, tls: ListenerTLS?) throws {
         let boundPort = BoundPort()
         self.name = name
         self.address = address
@@ -64,8 +72,18 @@ public struct HTTPListener: Sendable {
         var configuredLogger = logger
         configuredLogger[metadataKey: "listener"] = "\(name)"
         let listenerLogger = configuredLogger
+        let server: HTTPServerBuilder
+        if let tls {
+            let http1 = HTTPServerBuilder.http1(configuration: .init(
+                additionalChannelHandlers: tls.requestClientCertificate ? [ClientCertificateHeaderHandler()] : []
+            ))
+            server = try .tls(http1, configuration: tls.channelConfiguration)
+        } else {
+            server = .http1()
+        }
         self.service = Application(
             router: router,
+            server: server,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? address.port

@@ -8,8 +8,9 @@ enum AuthenticatedLab {
     @TaskLocal static var labID: String?
 }
 
-/// Authenticates the lab endpoints: `Authorization: Bearer <API key>` must name an active key; its lab id is
-/// the one every result of the request is stored under. Unknown or missing credential → 401.
+/// Authenticates the lab endpoints: `Authorization: Bearer <API key>` must name an active key, or (when the lab
+/// listener speaks TLS) the client certificate's fingerprint must be registered. The credential's lab id is the one
+/// every result of the request is stored under. Unknown or missing credential → 401.
 struct LabAuthenticationMiddleware: ServerMiddleware {
     let credentials: LabCredentialStore
     let protectedOperations: Set<String> = ["postLabResults", "postQuickTestResults"]
@@ -22,12 +23,24 @@ struct LabAuthenticationMiddleware: ServerMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard protectedOperations.contains(operationID) else { return try await next(request, body, metadata) }
-        guard let header = request.headerFields[.authorization], header.lowercased().hasPrefix("bearer ") else {
-            throw APIError.unauthorized("Send the lab's API key as 'Authorization: Bearer <key>'.")
-        }
-        let key = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard LabAPIKey.isWellFormed(key), let labID = try await credentials.labID(forKeyHash: LabAPIKey.hash(key)) else {
-            throw APIError.unauthorized("The API key is unknown or revoked.")
+        let labID: String
+        if let header = request.headerFields[.authorization] {
+            guard header.lowercased().hasPrefix("bearer ") else {
+                throw APIError.unauthorized("Send the lab's API key as 'Authorization: Bearer <key>'.")
+            }
+            let key = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+            guard LabAPIKey.isWellFormed(key), let found = try await credentials.labID(forKeyHash: LabAPIKey.hash(key)) else {
+                throw APIError.unauthorized("The API key is unknown or revoked.")
+            }
+            labID = found
+        } else if let fingerprint = request.headerFields[ListenerTLS.clientCertificateHeader] {
+            // Set only by the TLS layer from the certificate the client presented (a client-sent copy is removed).
+            guard let found = try await credentials.labID(forKeyHash: fingerprint, kind: .certificate) else {
+                throw APIError.unauthorized("The client certificate is not registered for a lab.")
+            }
+            labID = found
+        } else {
+            throw APIError.unauthorized("Authenticate with a registered client certificate or 'Authorization: Bearer <API key>'.")
         }
         return try await AuthenticatedLab.$labID.withValue(labID) {
             try await next(request, body, metadata)

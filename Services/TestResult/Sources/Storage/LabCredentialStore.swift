@@ -2,8 +2,17 @@ import ExposureCore
 import Foundation
 import SQLKit
 
+/// How a lab proves who it is.
+public enum LabCredentialKind: String, Sendable {
+    /// A bearer API key, stored as its SHA-256.
+    case apiKey = "api_key"
+    /// A TLS client certificate, stored as the SHA-256 of its DER encoding (its fingerprint).
+    case certificate
+}
+
 public struct LabCredentialSummary: Sendable, Equatable {
     public let labID: String
+    public let kind: LabCredentialKind
     public let createdAt: Int64
     public let revokedAt: Int64?
     /// The first characters of the key's hash, to tell keys of one lab apart without revealing anything.
@@ -18,28 +27,31 @@ public struct LabCredentialStore: Sendable {
         self.database = database
     }
 
-    public func add(labID: String, keyHash: String, now: Date) async throws {
+    public func add(labID: String, keyHash: String, kind: LabCredentialKind = .apiKey, now: Date) async throws {
         try await database.withConnection { connection in
             try await connection.raw("""
-                INSERT INTO lab_credentials (key_hash, lab_id, created_at, revoked_at)
-                VALUES (\(bind: keyHash), \(bind: labID), \(bind: now.epochSeconds), NULL)
+                INSERT INTO lab_credentials (key_hash, lab_id, created_at, revoked_at, kind)
+                VALUES (\(bind: keyHash), \(bind: labID), \(bind: now.epochSeconds), NULL, \(bind: kind.rawValue))
                 """).run()
         }
     }
 
-    /// The lab id of an active key, or nil.
-    public func labID(forKeyHash keyHash: String) async throws -> String? {
+    /// The lab id of an active credential of that kind, or nil.
+    public func labID(forKeyHash keyHash: String, kind: LabCredentialKind = .apiKey) async throws -> String? {
         try await database.withConnection { connection in
-            let row = try await connection.raw("SELECT lab_id FROM lab_credentials WHERE key_hash = \(bind: keyHash) AND revoked_at IS NULL").first()
+            let row = try await connection.raw("""
+                SELECT lab_id FROM lab_credentials WHERE key_hash = \(bind: keyHash) AND kind = \(bind: kind.rawValue) AND revoked_at IS NULL
+                """).first()
             return try row?.decode(column: "lab_id", as: String.self)
         }
     }
 
     public func list() async throws -> [LabCredentialSummary] {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT key_hash, lab_id, created_at, revoked_at FROM lab_credentials ORDER BY lab_id, created_at").all().map { row in
+            try await connection.raw("SELECT key_hash, lab_id, kind, created_at, revoked_at FROM lab_credentials ORDER BY lab_id, created_at").all().map { row in
                 LabCredentialSummary(
                     labID: try row.decode(column: "lab_id", as: String.self),
+                    kind: LabCredentialKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .apiKey,
                     createdAt: try row.decode(column: "created_at", as: Int64.self),
                     revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
                     fingerprint: String(try row.decode(column: "key_hash", as: String.self).prefix(12))
@@ -48,7 +60,7 @@ public struct LabCredentialStore: Sendable {
         }
     }
 
-    /// Revokes every active key of a lab; returns how many.
+    /// Revokes every active credential of a lab (keys and certificates); returns how many.
     public func revoke(labID: String, now: Date) async throws -> Int {
         try await database.withConnection { connection in
             try await connection.raw("""

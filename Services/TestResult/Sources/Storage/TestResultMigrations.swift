@@ -25,6 +25,10 @@ enum TestResultMigrations {
             """,
             "CREATE INDEX lab_credentials_lab_id ON lab_credentials (lab_id)",
         ]),
+        // Client certificates (SHA-256 fingerprints) as a second kind of lab credential, beside API keys.
+        Migration(version: 2, name: "lab credential kinds", sql: [
+            "ALTER TABLE lab_credentials ADD COLUMN kind TEXT NOT NULL DEFAULT 'api_key'",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "testresult", migrations: all) }

@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Foundation
+
+/// A service executable running as a separate process, as in production: wired by configuration only.
+public final class ServiceProcess: @unchecked Sendable {
+    public let name: String
+    public let process: Process
+    public let logFile: URL
+
+    /// The folder of the built executables (beside the test bundle).
+    public static var productsDirectory: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    /// Starts `executable` with `arguments` and exactly `environment` (plus PATH), logging to a temporary file.
+    public init(_ executable: String, arguments: [String] = ["serve"], environment: [String: String]) throws {
+        name = executable
+        process = Process()
+        process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        var variables = environment
+        variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        process.environment = variables
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: logFile)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// Waits until `url` answers 200 (`/health/ready` of a listener), or fails with the process's log.
+    public func waitUntilReady(_ url: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw ServiceProcessError.exited(name, process.terminationStatus, log) }
+            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(1)), response.status == .ok {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ServiceProcessError.notReady(name, log)
+    }
+
+    /// SIGTERM, then waits for the graceful exit.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// SIGKILL: a crash, for failure tests.
+    public func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    /// Runs a command of an executable to completion and returns its exit code and output.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        var variables = environment
+        variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        process.environment = variables
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A port that was free a moment ago.
+    public static func freePort() -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public enum ServiceProcessError: Error, CustomStringConvertible {
+    case exited(String, Int32, String)
+    case notReady(String, String)
+
+    public var description: String {
+        switch self {
+        case .exited(let name, let status, let log): "\(name) exited with \(status):\n\(log)"
+        case .notReady(let name, let log): "\(name) did not become ready:\n\(log)"
+        }
+    }
+}
