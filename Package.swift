@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TestResultTests", dependencies: ["TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SubmissionTests", dependencies: ["Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SubmissionTests", dependencies: ["Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
     ]
 )
