@@ -38,7 +38,7 @@ struct SubmissionHarness: Sendable {
                 let clock = ManualClock()
                 let serviceEnvironment = TestServices.environment(clock: clock)
                 let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: serviceEnvironment)
-                let bundle = try SubmissionService.makeBundle(
+                let bundle = try await SubmissionService.makeBundle(
                     configuration, database: database, environment: serviceEnvironment, latency: latency, publishMetrics: publishMetrics)
                 try await TestServices.withRunning([bundle]) { running in
                     let harness = SubmissionHarness(

@@ -15,7 +15,7 @@ public enum SubmissionService {
         let environment = environment.named(name)
         let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
         do {
-            return try makeBundle(configuration, database: database, environment: environment)
+            return try await makeBundle(configuration, database: database, environment: environment)
         } catch {
             await database.shutdown()
             throw error
@@ -31,13 +31,15 @@ public enum SubmissionService {
         environment: ServiceEnvironment,
         latency: LatencyMatcher? = nil,
         publishMetrics: @escaping @Sendable ([SubmissionMetrics.Key: Int64]) -> Void = SubmissionMetrics.publishToMetrics
-    ) throws -> ServiceBundle {
+    ) async throws -> ServiceBundle {
         let logger = environment.logger
         let store = DiagnosisKeyStore(database: database)
+        // Fails fast when verification is down, so that the bounded retries below decide how long it takes.
+        let http = DownstreamHTTPClient(connectTimeout: configuration.verification.timeout)
         let api = SubmissionAPI(
             validator: SubmissionValidator(rules: configuration.rules),
             store: store,
-            verifier: TANVerifier(baseURL: configuration.verificationURL, policy: configuration.verification, logger: logger),
+            verifier: TANVerifier(baseURL: configuration.verificationURL, policy: configuration.verification, http: http, logger: logger),
             padding: KeyPadding(multiplier: configuration.keyPaddingMultiplier),
             latency: latency ?? LatencyMatcher(random: environment.random),
             metrics: SubmissionMetrics(batchSize: configuration.metricsBatchSize, publish: publishMetrics),
@@ -51,7 +53,12 @@ public enum SubmissionService {
             readiness: [.database(database), ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL)],
             metrics: true
         )
-        try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
+        do {
+            try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
+        } catch {
+            await http.shutdown()
+            throw error
+        }
 
         let retention = PeriodicJob(name: "submission.retention", interval: configuration.retentionInterval, logger: logger) {
             let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
@@ -61,7 +68,10 @@ public enum SubmissionService {
             name: name,
             listeners: [HTTPListener(name: listener, address: configuration.listener, router: router, serviceName: name, logger: logger)],
             jobs: [retention],
-            cleanup: { await database.shutdown() }
+            cleanup: {
+                await http.shutdown()
+                await database.shutdown()
+            }
         )
     }
 

@@ -13,10 +13,10 @@ struct TANVerifier: Sendable {
     let client: Client
     let logger: Logger
 
-    init(baseURL: URL, policy: DownstreamPolicy, logger: Logger) {
+    init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger) {
         self.client = Client.verification(
             baseURL: baseURL,
-            transport: ServiceClients.transport(timeout: policy.timeout),
+            transport: http.transport(timeout: policy.timeout),
             middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
         )
         self.logger = logger
