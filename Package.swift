@@ -189,7 +189,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SubmissionTests", dependencies: ["Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SubmissionTests", dependencies: ["Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
     ]
 )

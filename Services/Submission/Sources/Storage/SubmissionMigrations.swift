@@ -1,0 +1,33 @@
+import ExposureCore
+
+/// The submission service's schema, in order. Never edit a released migration: add a new one.
+enum SubmissionMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "create diagnosis_keys", statements: { dialect in
+            // The only difference between the dialects is the type of raw bytes.
+            let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
+            return [
+                """
+                CREATE TABLE diagnosis_keys (
+                    key_data \(bytes) NOT NULL,
+                    rolling_start_interval_number INTEGER NOT NULL,
+                    rolling_period INTEGER NOT NULL,
+                    transmission_risk_level INTEGER NOT NULL,
+                    days_since_onset_of_symptoms INTEGER NOT NULL,
+                    report_type INTEGER NOT NULL,
+                    origin_country TEXT NOT NULL,
+                    visited_countries TEXT NOT NULL,
+                    consent_to_federation BOOLEAN NOT NULL,
+                    submission_type INTEGER NOT NULL,
+                    submission_timestamp BIGINT NOT NULL,
+                    PRIMARY KEY (key_data, submission_type)
+                )
+                """,
+                // Retention deletes, and distribution reads, by submission hour.
+                "CREATE INDEX diagnosis_keys_submission_timestamp ON diagnosis_keys (submission_timestamp)",
+            ]
+        }),
+    ]
+
+    static var migrator: Migrator { Migrator(service: "submission", migrations: all) }
+}

@@ -1,0 +1,75 @@
+import ExposureCore
+import Foundation
+
+/// Everything the submission service reads from its environment (see docs/operations.md).
+public struct SubmissionConfiguration: Sendable {
+    public var common: CommonSettings
+    /// The app-facing listener (`PORT`, default 8030).
+    public var listener: ListenerAddress
+    /// The verification service's internal listener (`VERIFICATION_URL`, default http://localhost:8011).
+    public var verificationURL: URL
+    /// Per attempt (`VERIFICATION_TIMEOUT`, default 3s) and attempts on connection failures and 502/503/504
+    /// (`VERIFICATION_ATTEMPTS`, default 3).
+    public var verification: DownstreamPolicy
+    /// Request body limit in bytes (`MAX_BODY_BYTES`, default 100 KB); larger bodies get 400 before they are read.
+    public var maxBodyBytes: Int
+    /// Validation rules: `MAX_KEYS` (14), `HOME_COUNTRY` (DE), `SUPPORTED_COUNTRIES` (EU + EEA),
+    /// `RETENTION_DAYS` (14), `DSOS_TO_TRL` and `TRL_TO_DSOS` (see `TransmissionRiskMapping`).
+    public var rules: SubmissionValidator.Rules
+    /// Random keys stored per real key, plus one (`KEY_PADDING_MULTIPLIER`, default 1 = off).
+    public var keyPaddingMultiplier: Int
+    /// How often retention runs (`RETENTION_INTERVAL`, default 1h).
+    public var retentionInterval: Duration
+    /// Submissions accumulated before the counters move (`METRICS_BATCH_SIZE`, default 20).
+    public var metricsBatchSize: Int
+
+    public init(_ settings: Settings) throws(ConfigurationError) {
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db")
+        listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
+
+        let urlText = settings.string("VERIFICATION_URL", default: "http://localhost:8011")
+        guard let url = URL(string: urlText), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false else {
+            throw ConfigurationError(variable: "VERIFICATION_URL", reason: "must be an http:// or https:// URL, got '\(urlText)'")
+        }
+        verificationURL = url
+        verification = DownstreamPolicy(
+            timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(3), minimum: .milliseconds(100)),
+            attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 3, in: 1...10)
+        )
+        maxBodyBytes = try settings.int("MAX_BODY_BYTES", default: 100_000, in: 1024...10_000_000)
+
+        let home = settings.string("HOME_COUNTRY", default: "DE")
+        guard Countries.isAlpha2(home) else {
+            throw ConfigurationError(variable: "HOME_COUNTRY", reason: "must be an upper-case ISO 3166 alpha-2 code, got '\(home)'")
+        }
+        let supported = settings.list("SUPPORTED_COUNTRIES", default: Countries.europeanDefault)
+        if let bad = supported.first(where: { !Countries.isAlpha2($0) }) {
+            throw ConfigurationError(variable: "SUPPORTED_COUNTRIES", reason: "must list upper-case ISO 3166 alpha-2 codes, got '\(bad)'")
+        }
+        guard supported.contains(home) else {
+            throw ConfigurationError(variable: "SUPPORTED_COUNTRIES", reason: "must include HOME_COUNTRY (\(home))")
+        }
+        let mapping: TransmissionRiskMapping
+        do {
+            mapping = try TransmissionRiskMapping.parse(
+                daysToRisk: settings.string("DSOS_TO_TRL", default: TransmissionRiskMapping.defaultDaysToRisk),
+                riskToDays: settings.string("TRL_TO_DSOS", default: TransmissionRiskMapping.defaultRiskToDays)
+            )
+        } catch {
+            switch error {
+            case .daysToRisk(let reason): throw ConfigurationError(variable: "DSOS_TO_TRL", reason: reason)
+            case .riskToDays(let reason): throw ConfigurationError(variable: "TRL_TO_DSOS", reason: reason)
+            }
+        }
+        rules = SubmissionValidator.Rules(
+            maxKeys: try settings.int("MAX_KEYS", default: 14, in: 1...100),
+            homeCountry: home,
+            supportedCountries: Set(supported),
+            retentionDays: try settings.int("RETENTION_DAYS", default: 14, in: 1...365),
+            riskMapping: mapping
+        )
+        keyPaddingMultiplier = try settings.int("KEY_PADDING_MULTIPLIER", default: 1, in: 1...100)
+        retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+        metricsBatchSize = try settings.int("METRICS_BATCH_SIZE", default: 20, in: 1...100_000)
+    }
+}

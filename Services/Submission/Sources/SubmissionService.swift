@@ -1,0 +1,83 @@
+import ExposureCore
+import Foundation
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// The submission service: diagnosis keys in, with a TAN spent at verification; retention of stored keys.
+public enum SubmissionService {
+    public static let name = "submission"
+    public static let listener = "app"
+
+    /// Opens and migrates the database, then builds the listener and the retention job.
+    public static func makeBundle(_ configuration: SubmissionConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
+        let environment = environment.named(name)
+        let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+        do {
+            return try await makeBundle(configuration, database: database, environment: environment)
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    /// - Parameters:
+    ///   - latency: the fake-request latency matcher (tests pass one with a known mean).
+    ///   - publishMetrics: where batched counters go (tests capture them; default: swift-metrics).
+    static func makeBundle(
+        _ configuration: SubmissionConfiguration,
+        database: Database,
+        environment: ServiceEnvironment,
+        latency: LatencyMatcher? = nil,
+        publishMetrics: @escaping @Sendable ([SubmissionMetrics.Key: Int64]) -> Void = SubmissionMetrics.publishToMetrics
+    ) async throws -> ServiceBundle {
+        let logger = environment.logger
+        let store = DiagnosisKeyStore(database: database)
+        // Fails fast when verification is down, so that the bounded retries below decide how long it takes.
+        let http = DownstreamHTTPClient(connectTimeout: configuration.verification.timeout)
+        let api = SubmissionAPI(
+            validator: SubmissionValidator(rules: configuration.rules),
+            store: store,
+            verifier: TANVerifier(baseURL: configuration.verificationURL, policy: configuration.verification, http: http, logger: logger),
+            padding: KeyPadding(multiplier: configuration.keyPaddingMultiplier),
+            latency: latency ?? LatencyMatcher(random: environment.random),
+            metrics: SubmissionMetrics(batchSize: configuration.metricsBatchSize, publish: publishMetrics),
+            maxBodyBytes: configuration.maxBodyBytes,
+            environment: environment
+        )
+        let router = StandardRouter.make(
+            service: name,
+            // The contract answers an oversized body with 400, before the rest of it is read.
+            bodyLimit: .init(maxBytes: configuration.maxBodyBytes, status: .badRequest),
+            readiness: [.database(database), ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL)],
+            metrics: true
+        )
+        do {
+            try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
+        } catch {
+            await http.shutdown()
+            throw error
+        }
+
+        let retention = PeriodicJob(name: "submission.retention", interval: configuration.retentionInterval, logger: logger) {
+            let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
+            if deleted > 0 { logger.info("retention applied", metadata: ["deleted": "\(deleted)"]) }
+        }
+        return ServiceBundle(
+            name: name,
+            listeners: [HTTPListener(name: listener, address: configuration.listener, router: router, serviceName: name, logger: logger)],
+            jobs: [retention],
+            cleanup: {
+                await http.shutdown()
+                await database.shutdown()
+            }
+        )
+    }
+
+    /// Applies migrations and closes the database.
+    public static func migrate(_ configuration: SubmissionConfiguration, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+        await database.shutdown()
+    }
+}

@@ -1,0 +1,102 @@
+import ExposureCore
+import ExposureProtocol
+import ExposureTestSupport
+import Foundation
+import SQLKit
+import SwiftProtobuf
+
+@testable import Submission
+
+/// A running submission service on a fresh database, with a verification stand-in, for one test.
+struct SubmissionHarness: Sendable {
+    let client: TestHTTPClient
+    let verification: VerificationStandIn
+    let database: Database
+    let store: DiagnosisKeyStore
+    let clock: ManualClock
+    let kind: TestDatabase
+
+    static let path = "/version/v1/diagnosis-keys"
+
+    /// Starts verification's stand-in and the submission service (settings from `environment`, on top of the
+    /// defaults; `VERIFICATION_URL` defaults to the stand-in) and runs `body` against them.
+    static func run(
+        _ kind: TestDatabase,
+        environment: [String: String] = [:],
+        latency: LatencyMatcher? = nil,
+        publishMetrics: @escaping @Sendable ([SubmissionMetrics.Key: Int64]) -> Void = { _ in },
+        _ body: (SubmissionHarness) async throws -> Void
+    ) async throws {
+        let verification = VerificationStandIn()
+        try await kind.withFreshDatabaseURL { url in
+            try await TestServices.withRunning([verification.bundle()]) { running in
+                let port = await running.bundle(VerificationStandIn.name).port("internal")
+                var settings = ["VERIFICATION_URL": "http://127.0.0.1:\(port)", "PORT": "0", "BIND_HOST": "127.0.0.1"]
+                settings.merge(environment) { $1 }
+                var configuration = try SubmissionConfiguration(TestServices.settings(settings))
+                configuration.common.databaseURL = url
+                let clock = ManualClock()
+                let serviceEnvironment = TestServices.environment(clock: clock)
+                let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: serviceEnvironment)
+                let bundle = try await SubmissionService.makeBundle(
+                    configuration, database: database, environment: serviceEnvironment, latency: latency, publishMetrics: publishMetrics)
+                try await TestServices.withRunning([bundle]) { running in
+                    let harness = SubmissionHarness(
+                        client: await TestServices.client(running, SubmissionService.name, SubmissionService.listener),
+                        verification: verification,
+                        database: database,
+                        store: DiagnosisKeyStore(database: database),
+                        clock: clock,
+                        kind: kind
+                    )
+                    try await body(harness)
+                }
+            }
+        }
+    }
+
+    /// POSTs a payload as the apps do.
+    func submit(_ body: [UInt8], tan: String?, fake: String? = "0", contentType: String = "application/x-protobuf") async throws -> TestResponse {
+        var headers: [(String, String)] = []
+        if let fake { headers.append(("cwa-fake", fake)) }
+        if let tan { headers.append(("cwa-authorization", tan)) }
+        return try await client.postRaw(Self.path, body, headers: headers, contentType: contentType)
+    }
+
+    func storedCount() async throws -> Int { try await store.count() }
+
+    /// The rolling start interval of today (UTC midnight) on the harness clock.
+    var today: Int32 { Payloads.today(clock.now()) }
+}
+
+/// Builders of upload bodies.
+enum Payloads {
+    static func today(_ now: Date) -> Int32 {
+        let interval = Int32(now.epochSeconds / 600)
+        return interval - interval % 144
+    }
+
+    /// A key whose data is `byte` repeated, starting `daysAgo` days before today.
+    static func key(
+        _ byte: UInt8, today: Int32, daysAgo: Int32 = 1, risk: Int32? = 5, daysSinceOnset: Int32? = nil, period: Int32? = nil
+    ) -> TemporaryExposureKey {
+        var key = TemporaryExposureKey()
+        key.keyData = Data(repeating: byte, count: 16)
+        key.rollingStartIntervalNumber = today - daysAgo * 144
+        if let risk { key.transmissionRiskLevel = risk }
+        if let daysSinceOnset { key.daysSinceOnsetOfSymptoms = daysSinceOnset }
+        if let period { key.rollingPeriod = period }
+        return key
+    }
+
+    static func payload(_ keys: [TemporaryExposureKey], _ configure: (inout SubmissionPayload) -> Void = { _ in }) -> SubmissionPayload {
+        var payload = SubmissionPayload()
+        payload.keys = keys
+        configure(&payload)
+        return payload
+    }
+
+    static func bytes(_ keys: [TemporaryExposureKey], _ configure: (inout SubmissionPayload) -> Void = { _ in }) -> [UInt8] {
+        try! payload(keys, configure).serializedBytes()
+    }
+}

@@ -1,0 +1,71 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A stand-in for the verification service's internal `POST /version/v1/tan/verify`, served over real HTTP
+/// through the core's listener: known TANs are consumed once (200, with `X-CWA-TELETAN-TYPE` when they came
+/// from a teleTAN), anything else is 404. It counts the calls it gets, and can fail or stall on demand.
+///
+/// Until the verification service is merged, this is what the submission tests talk to; its semantics are
+/// those of `openapi/verification.yaml`.
+final class VerificationStandIn: @unchecked Sendable {
+    static let name = "verification-stand-in"
+    static let teleTANType = HTTPField.Name("X-CWA-TELETAN-TYPE")!
+
+    private let lock = NSLock()
+    /// TAN → teleTAN type (nil for a TAN from a test result).
+    private var tans: [String: String?] = [:]
+    private var calls = 0
+    private var failures: [HTTPResponse.Status] = []
+    private var stall: Duration = .zero
+
+    /// A new TAN that verification will accept once.
+    func issue(teleTANType: String? = nil) -> String {
+        let tan = Codes.uuidV4(using: SystemRandomSource())
+        lock.withLock { tans[tan] = .some(teleTANType) }
+        return tan
+    }
+
+    /// How many verification requests arrived.
+    var callCount: Int { lock.withLock { calls } }
+
+    /// The next requests are answered with these statuses (without touching any TAN).
+    func failNext(_ statuses: [HTTPResponse.Status]) { lock.withLock { failures = statuses } }
+
+    /// Every request waits this long before it is answered.
+    func stall(for duration: Duration) { lock.withLock { stall = duration } }
+
+    func bundle() -> ServiceBundle {
+        let router = StandardRouter.make(service: Self.name, bodyLimit: .init(maxBytes: 10_000), readiness: [], metrics: false)
+        router.post("/version/v1/tan/verify") { request, _ -> Response in
+            struct Body: Decodable { let tan: String }
+            let data = try await request.body.collect(upTo: 10_000)
+            let tan = try JSONDecoder().decode(Body.self, from: Data(buffer: data)).tan
+            let (delay, answer) = self.answer(tan)
+            try await Task.sleep(for: delay)
+            return answer
+        }
+        let listener = HTTPListener(
+            name: "internal", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: Self.name, logger: TestLogger.quiet)
+        return ServiceBundle(name: Self.name, listeners: [listener], cleanup: {})
+    }
+
+    private func answer(_ tan: String) -> (Duration, Response) {
+        lock.withLock {
+            calls += 1
+            if !failures.isEmpty {
+                return (stall, Response(status: failures.removeFirst()))
+            }
+            guard let type = tans.removeValue(forKey: tan) else {
+                let body = ByteBuffer(string: #"{"error":"tan_not_found","message":"Unknown, expired or used TAN."}"#)
+                return (stall, Response(status: .notFound, headers: [.contentType: "application/json"], body: .init(byteBuffer: body)))
+            }
+            var headers = HTTPFields()
+            if let type { headers[Self.teleTANType] = type }
+            return (stall, Response(status: .ok, headers: headers))
+        }
+    }
+}
