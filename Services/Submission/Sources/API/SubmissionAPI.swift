@@ -80,7 +80,9 @@ struct SubmissionAPI: APIProtocol {
             // From verification: refused (403) or unreachable (500); the keys were rolled back.
             return (SubmissionTally(outcome: error.status == .forbidden ? .invalidTAN : .failed), error)
         } catch {
-            // The database failed before the TAN was sent to verification (or at commit): nothing was stored.
+            // The database failed while writing, before the TAN was sent: nothing stored, the TAN still valid.
+            // (A failure of the COMMIT itself, after verification accepted, is the one window this order
+            // cannot close: the TAN is then spent and the app has to get a new one.)
             environment.logger.error("storing keys failed", metadata: ["error": "\(type(of: error))"])
             return (SubmissionTally(outcome: .failed), .dependencyUnavailable("database"))
         }
