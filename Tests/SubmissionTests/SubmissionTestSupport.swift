@@ -31,7 +31,7 @@ struct SubmissionHarness: Sendable {
         try await kind.withFreshDatabaseURL { url in
             try await TestServices.withRunning([verification.bundle()]) { running in
                 let port = await running.bundle(VerificationStandIn.name).port("internal")
-                var settings = ["VERIFICATION_URL": "http://127.0.0.1:\(port)", "PORT": "0", "BIND_HOST": "127.0.0.1"]
+                var settings = ["VERIFICATION_URL": "http://127.0.0.1:\(port)", "PORT": "0", "BIND_HOST": "127.0.0.1", "DISTRIBUTION_INTERVAL": "0"]
                 settings.merge(environment) { $1 }
                 var configuration = try SubmissionConfiguration(TestServices.settings(settings))
                 configuration.common.databaseURL = url

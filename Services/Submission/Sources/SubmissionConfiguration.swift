@@ -22,8 +22,11 @@ public struct SubmissionConfiguration: Sendable {
     public var retentionInterval: Duration
     /// Submissions accumulated before the counters move (`METRICS_BATCH_SIZE`, default 20).
     public var metricsBatchSize: Int
+    /// The distribution job (export files, indexes, app configuration) and serving its tree.
+    public var distribution: DistributionConfiguration
 
-    public init(_ settings: Settings) throws(ConfigurationError) {
+    /// - Parameter serveExportsByDefault: whether `SERVE_EXPORTS` defaults to on (the all-in-one launcher).
+    public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db")
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
@@ -71,5 +74,6 @@ public struct SubmissionConfiguration: Sendable {
         keyPaddingMultiplier = try settings.int("KEY_PADDING_MULTIPLIER", default: 1, in: 1...100)
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         metricsBatchSize = try settings.int("METRICS_BATCH_SIZE", default: 20, in: 1...100_000)
+        distribution = try DistributionConfiguration(settings, serveExportsByDefault: serveExportsByDefault)
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import ServiceLifecycle
 
 /// The submission service: diagnosis keys in, with a TAN spent at verification; retention of stored keys.
 public enum SubmissionService {
@@ -53,26 +54,69 @@ public enum SubmissionService {
             readiness: [.database(database), ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL)],
             metrics: true
         )
+        let distributor: Distributor
         do {
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
+            distributor = try makeDistributor(configuration.distribution, database: database, logger: logger)
         } catch {
             await http.shutdown()
             throw error
+        }
+        if configuration.distribution.serveExports {
+            ExportFileRoutes.register(on: router, root: configuration.distribution.exportDirectory)
         }
 
         let retention = PeriodicJob(name: "submission.retention", interval: configuration.retentionInterval, logger: logger) {
             let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
             if deleted > 0 { logger.info("retention applied", metadata: ["deleted": "\(deleted)"]) }
         }
+        var jobs: [any Service] = [retention]
+        if configuration.distribution.interval > .zero {
+            // Every replica schedules it; the lock lets one of them run each round.
+            jobs.append(PeriodicJob(name: "submission.distribution", interval: configuration.distribution.interval, logger: logger) {
+                _ = try await distributor.runExclusively(now: environment.clock.now())
+            })
+        }
         return ServiceBundle(
             name: name,
             listeners: [HTTPListener(name: listener, address: configuration.listener, router: router, serviceName: name, logger: logger)],
-            jobs: [retention],
+            jobs: jobs,
             cleanup: {
                 await http.shutdown()
                 await database.shutdown()
             }
         )
+    }
+
+    static func makeDistributor(_ configuration: DistributionConfiguration, database: Database, logger: Logger) throws -> Distributor {
+        let key = try SigningKeyFile.load(configured: configuration.signingKeyFile, developmentPath: configuration.developmentKeyPath, logger: logger)
+        let signer = ExportSigner(
+            privateKey: key,
+            signatureInfo: ExportSigner.signatureInfo(appBundleID: configuration.appBundleID, keyVersion: configuration.keyVersion, keyID: configuration.keyID)
+        )
+        return Distributor(configuration: configuration, database: database, signer: signer, logger: logger)
+    }
+
+    /// `submission-service distribute`: one distribution run (skipped when another replica is running one).
+    public static func distribute(_ configuration: SubmissionConfiguration, environment: ServiceEnvironment) async throws -> DistributionReport? {
+        let environment = environment.named(name)
+        let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+        do {
+            let distributor = try makeDistributor(configuration.distribution, database: database, logger: environment.logger)
+            let report = try await distributor.runExclusively(now: environment.clock.now())
+            await database.shutdown()
+            return report
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    /// The public key of the export signing key, in PEM (creates the development key when none is configured).
+    public static func exportPublicKeyPEM(_ configuration: SubmissionConfiguration, logger: Logger) throws -> String {
+        let distribution = configuration.distribution
+        return try SigningKeyFile.load(configured: distribution.signingKeyFile, developmentPath: distribution.developmentKeyPath, logger: logger)
+            .publicKey.pemRepresentation
     }
 
     /// Applies migrations and closes the database.

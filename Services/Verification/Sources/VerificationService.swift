@@ -24,12 +24,13 @@ public enum VerificationService {
             logger.warning("no JWT_JWKS_URL or JWT_PUBLIC_KEY_FILES: teleTAN issuance will refuse every request")
         }
         let database = try await Database.open(configuration.common, migrator: VerificationMigrations.migrator, environment: environment)
+        let http = DownstreamHTTPClient(connectTimeout: configuration.testResultPolicy.timeout)
         let lifetimes = configuration.lifetimes
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
             tans: TanStore(database: database),
             teleTANs: TeleTANStore(database: database),
-            testResults: TestResultLookup(baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, logger: logger),
+            testResults: TestResultLookup(baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, http: http, logger: logger),
             officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,
@@ -83,7 +84,10 @@ public enum VerificationService {
                 HTTPListener(name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name, logger: logger),
             ],
             jobs: jobs,
-            cleanup: { await database.shutdown() }
+            cleanup: {
+                await http.shutdown()
+                await database.shutdown()
+            }
         )
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOPosix
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 
@@ -40,10 +41,10 @@ public enum ServiceClients {
     }
 }
 
-/// Retries an operation when a proxy in front of the service answered 502/503/504, with exponential backoff,
-/// up to `policy.attempts` attempts. Other answers (including 4xx and 500) are final: a request that reached the
-/// handler is not repeated, so a TAN is never spent twice by a retry. Refused connections are retried by
-/// AsyncHTTPClient itself within the attempt's timeout.
+/// Retries an operation when the connection could not be made or a proxy answered 502/503/504, with exponential
+/// backoff, up to `policy.attempts` attempts. Other answers (including 4xx and 500) are final: a request that reached
+/// the handler is not repeated, so a TAN is never spent twice by a retry. Use it with a `DownstreamHTTPClient`,
+/// which reports a refused connection at once instead of retrying it until the deadline.
 public struct RetryingClientMiddleware: ClientMiddleware {
     let policy: DownstreamPolicy
     let logger: Logger
@@ -58,14 +59,30 @@ public struct RetryingClientMiddleware: ClientMiddleware {
         var backoff = policy.initialBackoff
         var attempt = 1
         while true {
-            let (response, responseBody) = try await next(request, body, baseURL)
-            guard [502, 503, 504].contains(response.status.code), attempt < policy.attempts else {
-                return (response, responseBody)
+            do {
+                let (response, responseBody) = try await next(request, body, baseURL)
+                guard [502, 503, 504].contains(response.status.code), attempt < policy.attempts else {
+                    return (response, responseBody)
+                }
+                logger.warning("downstream answered \(response.status.code); retrying", metadata: ["operation": "\(operationID)", "attempt": "\(attempt)"])
+            } catch {
+                guard attempt < policy.attempts, Self.isConnectionFailure(error) else { throw error }
+                logger.warning("downstream unreachable; retrying", metadata: ["operation": "\(operationID)", "attempt": "\(attempt)"])
             }
-            logger.warning("downstream answered \(response.status.code); retrying", metadata: ["operation": "\(operationID)", "attempt": "\(attempt)"])
             try await Task.sleep(for: backoff)
             backoff *= 2
             attempt += 1
         }
+    }
+
+    /// Failures where the request cannot have reached the server's handler.
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        let underlying = (error as? ClientError)?.underlyingError ?? error
+        if let httpError = underlying as? HTTPClientError {
+            return [HTTPClientError.connectTimeout, .remoteConnectionClosed].contains(httpError)
+        }
+        if underlying is NIOConnectionError { return true }
+        let text = String(describing: underlying)
+        return text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("connect(descriptor")
     }
 }

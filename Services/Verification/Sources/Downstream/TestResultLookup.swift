@@ -12,10 +12,10 @@ public struct TestResultLookup: Sendable {
     private let client: TestResultClient.Client
     private let logger: Logger
 
-    public init(baseURL: URL, policy: DownstreamPolicy, logger: Logger) {
+    public init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger) {
         self.client = TestResultClient.Client.testResult(
             baseURL: baseURL,
-            transport: ServiceClients.transport(timeout: policy.timeout),
+            transport: http.transport(timeout: policy.timeout),
             middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
         )
         self.logger = logger

@@ -1,0 +1,161 @@
+import Crypto
+import ExposureCore
+import ExposureProtocol
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Submission
+
+/// Distribution runs on keys stored through the real submission endpoint, into a temporary export tree.
+@Suite struct DistributorTests {
+    struct Run {
+        let distributor: Distributor
+        let writer: ExportTreeWriter
+        let layout: ExportTreeLayout
+        let key: P256.Signing.PrivateKey
+    }
+
+    func withDistributor(_ h: SubmissionHarness, settings extra: [String: String] = [:], _ body: (Run) async throws -> Void) async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("exports-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var variables = ["EXPORT_DIR": root.path, "SHIFTING_THRESHOLD": "1"]
+        variables.merge(extra) { $1 }
+        let configuration = try DistributionConfiguration(TestServices.settings(variables))
+        let key = P256.Signing.PrivateKey()
+        let signer = ExportSigner(privateKey: key, signatureInfo: ExportSigner.signatureInfo(appBundleID: "app", keyVersion: "v1", keyID: "262"))
+        try await body(Run(
+            distributor: Distributor(configuration: configuration, database: h.database, signer: signer, logger: TestLogger.quiet),
+            writer: ExportTreeWriter(root: root), layout: configuration.layout, key: key
+        ))
+    }
+
+    /// Uploads `count` keys (one per day before today) with a fresh TAN.
+    func upload(_ h: SubmissionHarness, count: Int, firstByte: UInt8, risk: Int32 = 6) async throws {
+        let keys = (0..<count).map { Payloads.key(firstByte &+ UInt8($0), today: h.today, daysAgo: Int32($0 + 1), risk: risk) }
+        let response = try await h.submit(Payloads.bytes(keys), tan: h.verification.issue())
+        #expect(response.status == 200)
+    }
+
+    func json(_ run: Run, _ path: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: try run.writer.read(path), options: [.fragmentsAllowed])
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func publishesSignedHourlyAndDailyFilesWithIndexes(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await upload(h, count: 5, firstByte: 10)
+            try await upload(h, count: 2, firstByte: 100, risk: 2)  // below the minimum risk level: never published
+            try await withDistributor(h) { run in
+                let submitted = h.clock.now()
+                // Two hours later the submission hour is complete.
+                h.clock.advance(by: 7200)
+                let report = try await run.distributor.run(now: h.clock.now())
+                #expect(report.keysSelected == 5)
+                #expect(report.keysPublished == 5)
+                let day = submitted.epochSeconds / 86400
+                let date = ExportTreeLayout.date(day: day)
+                let hour = Int(submitted.epochSeconds / 3600 % 24)
+                let zip = try run.writer.read(run.layout.hour(date, hour))
+                let (binary, export, signatures) = try ExportArchive.read(zip)
+                #expect(export.keys.count == 5)
+                #expect(export.keys.map { $0.keyData.first! } == [10, 11, 12, 13, 14])
+                #expect(export.keys.allSatisfy { $0.reportType == .confirmedClinicalDiagnosis && $0.daysSinceOnsetOfSymptoms == 2 })
+                #expect(export.startTimestamp == UInt64(submitted.epochSeconds / 3600 * 3600))
+                let signature = try P256.Signing.ECDSASignature(derRepresentation: try #require(signatures.signatures.first).signature)
+                #expect(run.key.publicKey.isValidSignature(signature, for: binary))
+
+                #expect(try json(run, run.layout.versionIndex) as? [String] == ["v1"])
+                #expect(try json(run, run.layout.countryIndex) as? [String] == ["DE"])
+                let hours = try json(run, run.layout.hourIndex(date)) as? [Int]
+                #expect(hours?.contains(hour) == true)
+                #expect(run.writer.exists(run.layout.appConfig))
+                let dates = try #require(try json(run, run.layout.dateIndex) as? [String])
+                #expect(dates.count == 14 && !dates.contains(ExportTreeLayout.date(day: h.clock.now().epochSeconds / 86400)))
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func publishedFilesAreNeverRewrittenAndRetentionPrunesTheTree(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await upload(h, count: 3, firstByte: 1)
+            try await withDistributor(h) { run in
+                let submitted = h.clock.now()
+                let date = ExportTreeLayout.date(day: submitted.epochSeconds / 86400)
+                let path = run.layout.hour(date, Int(submitted.epochSeconds / 3600 % 24))
+                h.clock.advance(by: 3600)
+                _ = try await run.distributor.run(now: h.clock.now())
+                let first = try run.writer.read(path)
+                // More keys for a later hour: the published hour is kept byte for byte.
+                try await upload(h, count: 2, firstByte: 50)
+                h.clock.advance(by: 3600)
+                let second = try await run.distributor.run(now: h.clock.now())
+                #expect(try run.writer.read(path) == first)
+                #expect(second.filesAlreadyPublished > 0)
+                // Three days later, hours of that day are gone but its daily file stays.
+                h.clock.advance(by: 3 * 86400)
+                _ = try await run.distributor.run(now: h.clock.now())
+                #expect(!run.writer.exists(path))
+                #expect(run.writer.exists(run.layout.day(date)))
+                // After the daily window, the whole date goes.
+                h.clock.advance(by: 15 * 86400)
+                _ = try await run.distributor.run(now: h.clock.now())
+                #expect(!run.writer.exists(run.layout.day(date)))
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aRunKilledMidwayIsCompletedByTheNext(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await upload(h, count: 4, firstByte: 1)
+            try await withDistributor(h) { run in
+                h.clock.advance(by: 3600)
+                _ = try await run.distributor.run(now: h.clock.now())
+                // Simulate a crash after some key files: indexes and half-written temporaries are lost or left over.
+                let dateIndex = run.writer.fileURL(run.layout.dateIndex)
+                try FileManager.default.removeItem(at: dateIndex)
+                let leftover = dateIndex.deletingLastPathComponent().appendingPathComponent(".index.crashed.tmp")
+                try Data("half".utf8).write(to: leftover)
+                let next = try await run.distributor.run(now: h.clock.now())
+                #expect(next.filesWritten == 0)
+                #expect(run.writer.exists(run.layout.dateIndex))
+                #expect(!FileManager.default.fileExists(atPath: leftover.path))
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func overLargeBundlesAreSplitIntoBatches(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await upload(h, count: 5, firstByte: 1)
+            try await withDistributor(h, settings: ["MAX_KEYS_PER_FILE": "2"]) { run in
+                let submitted = h.clock.now()
+                let path = run.layout.hour(ExportTreeLayout.date(day: submitted.epochSeconds / 86400), Int(submitted.epochSeconds / 3600 % 24))
+                h.clock.advance(by: 3600)
+                _ = try await run.distributor.run(now: h.clock.now())
+                #expect(try json(run, run.layout.parts(path)) as? [Int] == [1, 2, 3])
+                var total = 0
+                for number in 1...3 {
+                    let (_, export, _) = try ExportArchive.read(try run.writer.read(number == 1 ? path : run.layout.part(path, number)))
+                    #expect(export.batchNum == Int32(number) && export.batchSize == 3)
+                    total += export.keys.count
+                }
+                #expect(total == 5)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func onlyOneRunAtATime(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await withDistributor(h) { run in
+                let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<3 { group.addTask { try await run.distributor.runExclusively(now: h.clock.now()) != nil } }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+                #expect(results.contains(true))
+            }
+        }
+    }
+}
