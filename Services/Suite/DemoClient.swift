@@ -24,6 +24,11 @@ struct DemoClient: Sendable {
         return Response(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
     }
 
+    /// Whether a service answers `/health/live` at `baseURL`.
+    func isLive(_ baseURL: String) async -> Bool {
+        (try? await send(.GET, baseURL + "/health/live").status) == 200
+    }
+
     func postJSON(_ url: String, _ object: [String: Any], headers: [(String, String)] = []) async throws -> Response {
         let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return try await send(.POST, url, headers: headers + [("Content-Type", "application/json")], body: Array(body))

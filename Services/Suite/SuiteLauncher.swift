@@ -1,6 +1,8 @@
 import ExposureCore
+import Crypto
 import Foundation
 import Logging
+import Submission
 import TestResult
 import Verification
 
@@ -13,6 +15,8 @@ enum SuiteLauncher {
         var bundles: [ServiceBundle]
         var rows: [(service: String, listener: String, url: String)]
         var credentials: [String: String]
+        var exportPublicKeyPEM: String
+        var endpoints: DemoStory.Endpoints
     }
 
     static func serve(environment: [String: String]) async throws {
@@ -35,6 +39,18 @@ enum SuiteLauncher {
             "TESTRESULT_URL": "http://127.0.0.1:\(testResult.internalListener.port)",
         ]))
 
+        // submission, spending TANs at verification, with the distribution job on a short schedule, publishing
+        // the running hour (development only) and serving the export tree
+        let submission = try SubmissionConfiguration(layout.settings(for: "SUBMISSION", defaults: [
+            "DATABASE_URL": layout.database("submission"),
+            "VERIFICATION_URL": "http://127.0.0.1:\(verification.internalListener.port)",
+            "DATA_DIR": layout.dataDirectory.path,
+            "EXPORT_DIR": layout.path("exports"),
+            "DISTRIBUTION_INTERVAL": "5s",
+            "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true",
+            "SHIFTING_THRESHOLD": "1",
+        ]), serveExportsByDefault: true)
+
         let credentials = FirstRunCredentials(layout: layout)
         var secrets: [String: String] = [:]
         if credentials.exists {
@@ -51,6 +67,7 @@ enum SuiteLauncher {
         do {
             bundles.append(try await TestResultService.makeBundle(testResult, environment: environment))
             bundles.append(try await VerificationService.makeBundle(verification, environment: environment))
+            bundles.append(try await SubmissionService.makeBundle(submission, environment: environment))
         } catch {
             for bundle in bundles { await bundle.close() }
             throw error
@@ -61,8 +78,49 @@ enum SuiteLauncher {
             ("verification", "internal", "http://\(host):\(verification.internalListener.port)"),
             ("test-result", "labs", "http://\(host):\(testResult.labListener.port)"),
             ("test-result", "internal", "http://\(host):\(testResult.internalListener.port)"),
+            ("submission", "apps", "http://\(host):\(submission.listener.port)"),
+            ("export tree", "CDN origin", "http://\(host):\(submission.listener.port)/version/v1/diagnosis-keys/country/DE/date"),
         ]
-        return Services(bundles: bundles, rows: rows, credentials: secrets)
+        return Services(
+            bundles: bundles, rows: rows, credentials: secrets,
+            exportPublicKeyPEM: try SubmissionService.exportPublicKeyPEM(submission, logger: logger),
+            endpoints: DemoStory.Endpoints(
+                verification: "http://127.0.0.1:\(verification.appListener.port)",
+                testResultLabs: "http://127.0.0.1:\(testResult.labListener.port)",
+                submission: "http://127.0.0.1:\(submission.listener.port)",
+                portal: "http://127.0.0.1:8040"
+            )
+        )
+    }
+
+    /// `exposure-suite demo`: uses the suite running at the default ports, or starts one in this process.
+    static func demo(environment: [String: String]) async throws {
+        var logger = Logger(label: "exposure.suite")
+        logger.logLevel = .warning
+        let layout = try SuiteLayout(environment: environment)
+        let services = try await makeServices(layout: layout, environment: ServiceEnvironment(logger: logger), logger: logger)
+        let alreadyRunning = await DemoClient().isLive(services.endpoints.verification)
+        var running: RunningServices?
+        if alreadyRunning {
+            for bundle in services.bundles { await bundle.close() }
+            print("Using the suite already running (data in \(layout.dataDirectory.path)).\n")
+        } else {
+            running = await RunningServices.start(services.bundles, logger: logger)
+            print("Started the suite in this process (data in \(layout.dataDirectory.path)).\n")
+        }
+        let story = DemoStory(
+            endpoints: services.endpoints,
+            credentials: services.credentials,
+            exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: services.exportPublicKeyPEM)
+        )
+        do {
+            try await story.runTestStory()
+            await running?.stop()
+            print("\nEvery step held.")
+        } catch {
+            await running?.stop()
+            throw error
+        }
     }
 
     static func banner(_ services: Services, layout: SuiteLayout) -> String {
