@@ -189,7 +189,10 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SubmissionTests", dependencies: ["Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "SubmissionTests", dependencies: [
+            "Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport",
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
     ]
 )
