@@ -193,6 +193,11 @@ let package = Package(
             "Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
         ], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "ExposureCore", "ExposureProtocol", "ExposureTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SQLKit", package: "sql-kit"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
     ]
 )

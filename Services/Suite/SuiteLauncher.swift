@@ -93,8 +93,28 @@ enum SuiteLauncher {
         )
     }
 
-    /// `exposure-suite demo`: uses the suite running at the default ports, or starts one in this process.
+    /// `exposure-suite demo`: uses the suite running at the default ports, or starts one in this process. With
+    /// `DEMO_VERIFICATION_URL` set it runs against services deployed elsewhere instead (the end-to-end tests do),
+    /// given `DEMO_TESTRESULT_URL`, `DEMO_SUBMISSION_URL`, `DEMO_LAB_API_KEY` and `DEMO_EXPORT_PUBLIC_KEY_FILE`.
     static func demo(environment: [String: String]) async throws {
+        if let verification = environment["DEMO_VERIFICATION_URL"] {
+            func required(_ name: String) throws -> String {
+                guard let value = environment[name], !value.isEmpty else { throw ConfigurationError(variable: name, reason: "is required with DEMO_VERIFICATION_URL") }
+                return value
+            }
+            let keyFile = try required("DEMO_EXPORT_PUBLIC_KEY_FILE")
+            let story = DemoStory(
+                endpoints: DemoStory.Endpoints(
+                    verification: verification, testResultLabs: try required("DEMO_TESTRESULT_URL"),
+                    submission: try required("DEMO_SUBMISSION_URL"), portal: environment["DEMO_PORTAL_URL"] ?? ""
+                ),
+                credentials: ["LAB_API_KEY": try required("DEMO_LAB_API_KEY")],
+                exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: String(contentsOfFile: keyFile, encoding: .utf8))
+            )
+            try await story.runTestStory()
+            print("\nEvery step held.")
+            return
+        }
         var logger = Logger(label: "exposure.suite")
         logger.logLevel = .warning
         let layout = try SuiteLayout(environment: environment)

@@ -1,0 +1,131 @@
+import Crypto
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import SQLKit
+
+/// The services as separate processes, built executables wired by configuration only, on fresh databases of one
+/// kind: what an operator deploys, minus the load balancer.
+final class EndToEndStack: @unchecked Sendable {
+    let directory: URL
+    let ports: [String: Int]
+    let databases: [String: DatabaseURL]
+    let labKey: String
+    let exportPublicKeyFile: URL
+    private(set) var processes: [String: ServiceProcess] = [:]
+    private let environments: [String: [String: String]]
+
+    var verification: String { "http://127.0.0.1:\(ports["verification"]!)" }
+    var verificationInternal: String { "http://127.0.0.1:\(ports["verification-internal"]!)" }
+    var testResultLabs: String { "http://127.0.0.1:\(ports["testresult"]!)" }
+    var submission: String { "http://127.0.0.1:\(ports["submission"]!)" }
+
+    private init(directory: URL, ports: [String: Int], databases: [String: DatabaseURL], labKey: String, exportPublicKeyFile: URL, environments: [String: [String: String]]) {
+        self.directory = directory
+        self.ports = ports
+        self.databases = databases
+        self.labKey = labKey
+        self.exportPublicKeyFile = exportPublicKeyFile
+        self.environments = environments
+    }
+
+    /// Starts test-result, verification and submission on `kind` and runs `body`; stops them afterwards.
+    static func run(on kind: TestDatabase, _ body: (EndToEndStack) async throws -> Void) async throws {
+        try await kind.withFreshDatabaseURL { testResultDB in
+            try await kind.withFreshDatabaseURL { verificationDB in
+                try await kind.withFreshDatabaseURL { submissionDB in
+                    let stack = try await start(databases: ["testresult": testResultDB, "verification": verificationDB, "submission": submissionDB])
+                    do {
+                        try await body(stack)
+                        stack.stopAll()
+                    } catch {
+                        stack.stopAll()
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
+    private static func start(databases: [String: DatabaseURL]) async throws -> EndToEndStack {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let signingKey = P256.Signing.PrivateKey()
+        let privateKeyFile = directory.appendingPathComponent("export-signing-key.pem")
+        let publicKeyFile = directory.appendingPathComponent("export-signing-key.pub.pem")
+        try signingKey.pemRepresentation.write(to: privateKeyFile, atomically: true, encoding: .utf8)
+        try signingKey.publicKey.pemRepresentation.write(to: publicKeyFile, atomically: true, encoding: .utf8)
+
+        var ports: [String: Int] = [:]
+        for name in ["testresult", "testresult-internal", "verification", "verification-internal", "submission"] {
+            ports[name] = ServiceProcess.freePort()
+        }
+        let base = ["BIND_HOST": "127.0.0.1", "LOG_LEVEL": "info"]
+        let environments: [String: [String: String]] = [
+            "testresult-service": base.merging([
+                "DATABASE_URL": databases["testresult"]!.connectionString,
+                "PORT": "\(ports["testresult"]!)", "INTERNAL_PORT": "\(ports["testresult-internal"]!)",
+            ]) { $1 },
+            "verification-service": base.merging([
+                "DATABASE_URL": databases["verification"]!.connectionString,
+                "PORT": "\(ports["verification"]!)", "INTERNAL_PORT": "\(ports["verification-internal"]!)",
+                "TESTRESULT_URL": "http://127.0.0.1:\(ports["testresult-internal"]!)", "TESTRESULT_TIMEOUT": "2s",
+            ]) { $1 },
+            "submission-service": base.merging([
+                "DATABASE_URL": databases["submission"]!.connectionString, "PORT": "\(ports["submission"]!)",
+                "VERIFICATION_URL": "http://127.0.0.1:\(ports["verification-internal"]!)", "VERIFICATION_TIMEOUT": "2s",
+                "DATA_DIR": directory.path, "EXPORT_DIR": directory.appendingPathComponent("exports").path,
+                "SIGNING_KEY_FILE": privateKeyFile.path, "SERVE_EXPORTS": "true",
+                "DISTRIBUTION_INTERVAL": "2s", "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true", "SHIFTING_THRESHOLD": "1",
+            ]) { $1 },
+        ]
+        let labs = try ServiceProcess.run("testresult-service", ["labs", "add", "e2e-lab"], environment: environments["testresult-service"]!)
+        guard labs.status == 0, let key = labs.output.split(whereSeparator: \.isWhitespace).first(where: { $0.hasPrefix("lab_") && $0.count == 47 }) else {
+            throw ServiceProcessError.exited("testresult-service labs add", labs.status, labs.output)
+        }
+        let stack = EndToEndStack(
+            directory: directory, ports: ports, databases: databases, labKey: String(key), exportPublicKeyFile: publicKeyFile,
+            environments: environments
+        )
+        do {
+            try await stack.start("testresult-service", readyAt: stack.testResultLabs)
+            try await stack.start("verification-service", readyAt: stack.verification)
+            try await stack.start("submission-service", readyAt: stack.submission)
+        } catch {
+            stack.stopAll()
+            throw error
+        }
+        return stack
+    }
+
+    /// (Re)starts one service and waits until it is ready.
+    func start(_ executable: String, readyAt baseURL: String) async throws {
+        let process = try ServiceProcess(executable, environment: environments[executable]!)
+        processes[executable] = process
+        try await process.waitUntilReady(baseURL + "/health/live")
+    }
+
+    func kill(_ executable: String) {
+        processes[executable]?.kill()
+    }
+
+    func stopAll() {
+        for process in processes.values { process.stop() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Every log line the services wrote.
+    var logs: String { processes.values.map(\.log).joined(separator: "\n") }
+
+    func storedKeys() async throws -> Int {
+        let database = try await Database.connect(databases["submission"]!, poolSize: 1, logger: TestLogger.quiet)
+        do {
+            let count = try await database.withConnection { try await $0.raw("SELECT COUNT(*) AS n FROM diagnosis_keys").first()!.decode(column: "n", as: Int.self) }
+            await database.shutdown()
+            return count
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ExposureCore
+import ExposureProtocol
+import ExposureTestSupport
+import Foundation
+import Testing
+
+/// The executables as separate processes over real HTTP, on SQLite and on PostgreSQL.
+@Suite(.serialized) struct EndToEndTests {
+    @Test(arguments: TestDatabase.all)
+    func theDemoStoryHoldsAgainstSeparateProcesses(kind: TestDatabase) async throws {
+        try await EndToEndStack.run(on: kind) { stack in
+            let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: [
+                "DEMO_VERIFICATION_URL": stack.verification,
+                "DEMO_TESTRESULT_URL": stack.testResultLabs,
+                "DEMO_SUBMISSION_URL": stack.submission,
+                "DEMO_LAB_API_KEY": stack.labKey,
+                "DEMO_EXPORT_PUBLIC_KEY_FILE": stack.exportPublicKeyFile.path,
+            ])
+            #expect(demo.status == 0, "\(demo.output)\n\(stack.logs)")
+            #expect(demo.output.contains("A second upload with the same TAN is refused: 403"))
+            #expect(demo.output.contains("verifies the ECDSA P-256 signature: valid"))
+            #expect(demo.output.contains("Every step held."))
+            // No log line of any service carries a secret of the story (tokens and TANs are UUIDs, GUIDs are 64 hex
+            // characters) or a client address (the only addresses logged are the listeners' own, at start-up).
+            let lines = stack.logs.split(separator: "\n").map(String.init)
+            #expect(!lines.isEmpty)
+            for line in lines {
+                #expect(!line.contains(stack.labKey), "\(line)")
+                #expect(line.firstMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) == nil, "\(line)")
+                #expect(line.firstMatch(of: /[0-9a-fA-F]{64}/) == nil, "\(line)")
+                if !line.contains("listening") {
+                    #expect(line.firstMatch(of: /\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b/) == nil, "\(line)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func failurePathsAnswerClearlyAndLoseNothing(kind: TestDatabase) async throws {
+        try await EndToEndStack.run(on: kind) { stack in
+            let app = TestHTTPClient(port: stack.ports["verification"]!)
+            let labs = TestHTTPClient(port: stack.ports["testresult"]!)
+            let submission = TestHTTPClient(port: stack.ports["submission"]!)
+            let fake = [("cwa-fake", "0")]
+
+            // A negative result asks for a TAN: 400.
+            let negative = SecretHash.sha256Hex(UUID().uuidString)
+            try #require(try await labs.postJSON("/api/v1/lab/results", ["testResults": [["id": negative, "result": 1]]], headers: [("Authorization", "Bearer \(stack.labKey)")]).status == 204)
+            let negativeToken = try #require(try await app.postJSON("/version/v1/registrationToken", ["key": negative, "keyType": "GUID"], headers: fake).json["registrationToken"] as? String)
+            let refused = try await app.postJSON("/version/v1/tan", ["registrationToken": negativeToken], headers: fake)
+            #expect(refused.status == 400)
+
+            // A wrong TAN: 403, nothing stored.
+            let today = Int32(Date().timeIntervalSince1970 / 600) / 144 * 144
+            var payload = SubmissionPayload()
+            for day in 1...3 {
+                var key = TemporaryExposureKey()
+                key.keyData = Data((0..<16).map { UInt8($0 * day) })
+                key.rollingStartIntervalNumber = today - Int32(day) * 144
+                key.transmissionRiskLevel = 6
+                payload.keys.append(key)
+            }
+            let body: [UInt8] = try payload.serializedBytes()
+            let wrong = try await submission.postRaw("/version/v1/diagnosis-keys", body, headers: [("cwa-fake", "0"), ("cwa-authorization", Codes.uuidV4(using: SystemRandomSource()))], contentType: "application/x-protobuf")
+            #expect(wrong.status == 403)
+
+            // A real TAN, then verification dies before the upload: 500, nothing stored, the TAN still works later.
+            let positive = SecretHash.sha256Hex(UUID().uuidString)
+            try #require(try await labs.postJSON("/api/v1/lab/results", ["testResults": [["id": positive, "result": 2]]], headers: [("Authorization", "Bearer \(stack.labKey)")]).status == 204)
+            let token = try #require(try await app.postJSON("/version/v1/registrationToken", ["key": positive, "keyType": "GUID"], headers: fake).json["registrationToken"] as? String)
+            let tan = try #require(try await app.postJSON("/version/v1/tan", ["registrationToken": token], headers: fake).json["tan"] as? String)
+            stack.kill("verification-service")
+            let down = try await submission.postRaw("/version/v1/diagnosis-keys", body, headers: [("cwa-fake", "0"), ("cwa-authorization", tan)], contentType: "application/x-protobuf")
+            #expect(down.status == 500)
+            #expect(down.json["error"] as? String == "dependency_unavailable")
+            try #require(try await stack.storedKeys() == 0)
+            try await stack.start("verification-service", readyAt: stack.verification)
+            let retried = try await submission.postRaw("/version/v1/diagnosis-keys", body, headers: [("cwa-fake", "0"), ("cwa-authorization", tan)], contentType: "application/x-protobuf")
+            #expect(retried.status == 200)
+            try #require(try await stack.storedKeys() == 3)
+
+            // test-result dies while a phone polls: a fast 500 with a JSON error.
+            stack.kill("testresult-service")
+            let start = ContinuousClock.now
+            let poll = try await app.postJSON("/version/v1/testresult", ["registrationToken": token], headers: fake)
+            #expect(poll.status == 500)
+            #expect(poll.json["error"] as? String == "dependency_unavailable")
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+}
