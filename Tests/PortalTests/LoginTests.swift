@@ -147,6 +147,9 @@ import Testing
             let start = try await browser.get("/")
             #expect(start.text.contains("teleTAN für einen positiven Test erzeugen"))
             #expect(start.text.contains("Gesundheitsamt Heidelberg"))
+            let page = try await browser.issue("EVENT", healthAuthority: "1.08.2.12.")
+            #expect(page.text.contains("Gültig für 2 Tage. Der Code wird nach 10 Minuten ausgeblendet."))
+            #expect(page.text.contains("Kopieren"))
             let english = try await h.browser(language: "fr-FR, en;q=0.5, de;q=0.4").get("/login")
             #expect(english.text.contains(#"<html lang="en">"#))
         }

@@ -26,6 +26,7 @@ struct PortalHarness {
         oidc: TestOIDCProvider? = nil,
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
+        Observability.bootstrapMetrics()
         let clock = oidc?.clock ?? ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("portal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)

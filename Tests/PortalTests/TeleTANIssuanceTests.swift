@@ -18,6 +18,9 @@ import Testing
             let teleTAN = groups.joined()
             #expect(Codes.isValidTeleTAN(teleTAN))
             #expect(page.text.contains(#"data-hide-after="600""#))
+            #expect(page.text.contains("Valid for 1 hour. The code is hidden after 10 minutes."))
+            // The code is shown in the answer to the form only: there is no page to come back to.
+            try #require(try await browser.get("/teletan").status == 404)
 
             // The phone's side: the teleTAN becomes a registration token, once.
             let registered = try await h.register(teleTAN: teleTAN)
@@ -32,6 +35,8 @@ import Testing
                 try await connection.raw("SELECT * FROM portal_audit_log").all().map { "\($0)" }.joined()
             }
             #expect(!everything.contains(teleTAN))
+            let metrics = try await h.browser().get("/metrics")
+            #expect(metrics.text.contains(#"portal_teletan_requests_total{type="TEST",outcome="issued"}"#) || metrics.text.contains(#"portal_teletan_requests_total{outcome="issued",type="TEST"}"#))
         }
     }
 
@@ -50,6 +55,7 @@ import Testing
             #expect(event.status == 200)
             #expect(event.text.contains("Event warning"))
             #expect(event.text.contains("Gesundheitsamt Heidelberg"))
+            #expect(event.text.contains("Valid for 2 days."))
             let teleTAN = try PortalBrowser.shownTeleTAN(in: event).replacingOccurrences(of: " ", with: "")
             try #require(try await h.register(teleTAN: teleTAN).status == 201)
             let audit = try await h.auditRows()

@@ -170,6 +170,14 @@ def test_portal():
                 assert status == 201 and re.match(r"^[0-9a-f-]{36}$", body["registrationToken"]), body
                 print("registered at verification: got a registration token")
 
+                # After the display time the code leaves the page. Rather than wait ten minutes, move the page's
+                # clock past the deadline (the script compares with Date.now(), as it must for throttled tabs).
+                browser.execute_script("const later = Date.now() + 11 * 60 * 1000; Date.now = () => later;"
+                                       "document.dispatchEvent(new Event('visibilitychange'));")
+                wait.until(EC.visibility_of_element_located((By.ID, "teletan-hidden")))
+                assert not browser.find_elements(By.ID, "teletan"), "the code is removed from the page"
+                print("teleTAN hidden after the display time")
+
                 # Sign out; the start page then asks for a sign-in again.
                 browser.find_element(By.ID, "sign-out").click()
                 wait.until(EC.presence_of_element_located((By.ID, "notice")))

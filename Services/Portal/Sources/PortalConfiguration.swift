@@ -21,6 +21,11 @@ public struct PortalConfiguration: Sendable {
     public var tokenLifetime: Duration
     /// Absolute session lifetime (`SESSION_TIMEOUT`, default 4 h).
     public var sessionTimeout: Duration
+    /// How long verification keeps teleTANs valid, to tell the officer (`TELETAN_TEST_VALIDITY`, default 1 h;
+    /// `TELETAN_EVENT_VALIDITY`, default 2 days): the same variables verification reads, so one environment
+    /// serves both.
+    public var teleTANTestValidity: Duration
+    public var teleTANEventValidity: Duration
     /// How long a teleTAN stays on screen (`TELETAN_DISPLAY_TIME`, default 10 min).
     public var teleTANDisplayTime: Duration
     /// Minimum time between two teleTANs of one officer (`OFFICER_TELETAN_INTERVAL`, default 30 s).
@@ -57,6 +62,8 @@ public struct PortalConfiguration: Sendable {
         tokenIssuer = settings.string("PORTAL_TOKEN_ISSUER", default: "exposuresuite-portal")
         tokenLifetime = try settings.duration("PORTAL_TOKEN_LIFETIME", default: .seconds(60), minimum: .seconds(5))
         sessionTimeout = try settings.duration("SESSION_TIMEOUT", default: .seconds(4 * 3600), minimum: .seconds(60))
+        teleTANTestValidity = try settings.duration("TELETAN_TEST_VALIDITY", default: .seconds(3600), minimum: .seconds(60))
+        teleTANEventValidity = try settings.duration("TELETAN_EVENT_VALIDITY", default: .seconds(2 * 86400), minimum: .seconds(60))
         teleTANDisplayTime = try settings.duration("TELETAN_DISPLAY_TIME", default: .seconds(600), minimum: .seconds(10))
         officerInterval = try settings.duration("OFFICER_TELETAN_INTERVAL", default: .seconds(30), minimum: .zero)
         bcryptCost = try settings.int("BCRYPT_COST", default: 12, in: 4...31)

@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import Hummingbird
+import Metrics
 
 /// The start page and teleTAN issuance.
 extension PortalWeb {
@@ -43,6 +44,7 @@ extension PortalWeb {
         }
         let officer = current.officer
         func record(_ outcome: AuditEntry.Outcome) async throws {
+            Counter(label: "portal_teletan_requests_total", dimensions: [("type", kind.rawValue), ("outcome", outcome.rawValue)]).increment()
             try await audit.record(AuditEntry(
                 officer: officer.name, source: officer.source, occurredAt: clock.now().epochSeconds,
                 kind: kind, healthAuthority: healthAuthority?.number, outcome: outcome
@@ -96,13 +98,14 @@ extension PortalWeb {
     private func teleTANPage(_ teleTAN: String, kind: TeleTANKind, healthAuthority: HealthAuthority?, session: PortalSession, language: Language) -> Response {
         let texts = language.texts
         let displaySeconds = Int(configuration.teleTANDisplayTime.seconds)
+        let validity = kind == .event ? configuration.teleTANEventValidity : configuration.teleTANTestValidity
         var values: [String: Any] = [
             "code": teleTAN,
             "grouped": TeleTANGrouping.grouped(teleTAN),
             "kindLabel": kind == .event ? texts.kindEvent : texts.kindTest,
-            "validity": kind == .event ? texts.validEvent : texts.validTest,
+            "validity": PortalTexts.fill(texts.validFor, ["duration": texts.duration(seconds: Int(validity.seconds))]),
             "hideAfterSeconds": displaySeconds,
-            "hiddenAfter": PortalTexts.fill(texts.hiddenAfter, ["minutes": "\(max(1, displaySeconds / 60))"]),
+            "hiddenAfter": PortalTexts.fill(texts.hiddenAfter, ["duration": texts.duration(seconds: displaySeconds)]),
         ]
         if let healthAuthority { values["healthAuthority"] = healthAuthority.label }
         return pages.render("teletan", language: language, title: texts.teleTANTitle, session: session, values: values)

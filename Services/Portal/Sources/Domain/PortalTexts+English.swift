@@ -31,11 +31,10 @@ extension PortalTexts {
         teleTANIntro: "Read the code to the person slowly, group by group. It is shown only once.",
         kindTest: "Positive test",
         kindEvent: "Event warning",
-        validTest: "Valid for 1 hour.",
-        validEvent: "Valid for 2 days.",
+        validFor: "Valid for {duration}.",
         copy: "Copy",
         copied: "Copied",
-        hiddenAfter: "The code is hidden after {minutes} minutes.",
+        hiddenAfter: "The code is hidden after {duration}.",
         hidden: "The code is hidden now. Issue a new teleTAN if the person still needs one.",
         issueAnother: "Issue another teleTAN",
         errorTitle: "Something went wrong",
@@ -50,6 +49,12 @@ extension PortalTexts {
         notFound: "This page does not exist.",
         verificationRefused: "The verification service did not accept the portal's credentials. No teleTAN was issued. Please tell your administrator.",
         unavailable: "The verification service cannot be reached right now. No teleTAN was issued. Please try again in a few minutes.",
-        internalError: "The portal could not complete the request. Please try again."
+        internalError: "The portal could not complete the request. Please try again.",
+        minuteOne: "minute",
+        minutesMany: "minutes",
+        hourOne: "hour",
+        hoursMany: "hours",
+        dayOne: "day",
+        daysMany: "days"
     )
 }

@@ -31,11 +31,10 @@ extension PortalTexts {
         teleTANIntro: "Lesen Sie den Code der Person langsam und gruppenweise vor. Er wird nur einmal angezeigt.",
         kindTest: "Positiver Test",
         kindEvent: "Veranstaltungswarnung",
-        validTest: "1 Stunde gültig.",
-        validEvent: "2 Tage gültig.",
+        validFor: "Gültig für {duration}.",
         copy: "Kopieren",
         copied: "Kopiert",
-        hiddenAfter: "Der Code wird nach {minutes} Minuten ausgeblendet.",
+        hiddenAfter: "Der Code wird nach {duration} ausgeblendet.",
         hidden: "Der Code ist jetzt ausgeblendet. Erzeugen Sie eine neue teleTAN, falls die Person noch eine braucht.",
         issueAnother: "Weitere teleTAN erzeugen",
         errorTitle: "Etwas ist schiefgelaufen",
@@ -50,6 +49,12 @@ extension PortalTexts {
         notFound: "Diese Seite gibt es nicht.",
         verificationRefused: "Der Verifikationsdienst hat die Zugangsdaten des Portals nicht angenommen. Es wurde keine teleTAN erzeugt. Bitte informieren Sie Ihre Administration.",
         unavailable: "Der Verifikationsdienst ist gerade nicht erreichbar. Es wurde keine teleTAN erzeugt. Bitte versuchen Sie es in einigen Minuten erneut.",
-        internalError: "Das Portal konnte die Anfrage nicht abschließen. Bitte versuchen Sie es erneut."
+        internalError: "Das Portal konnte die Anfrage nicht abschließen. Bitte versuchen Sie es erneut.",
+        minuteOne: "Minute",
+        minutesMany: "Minuten",
+        hourOne: "Stunde",
+        hoursMany: "Stunden",
+        dayOne: "Tag",
+        daysMany: "Tage"
     )
 }

@@ -41,11 +41,11 @@ public struct PortalTexts: Sendable {
     let teleTANIntro: String
     let kindTest: String
     let kindEvent: String
-    let validTest: String
-    let validEvent: String
+    /// `{duration}`
+    let validFor: String
     let copy: String
     let copied: String
-    /// `{minutes}`
+    /// `{duration}`
     let hiddenAfter: String
     let hidden: String
     let issueAnother: String
@@ -65,6 +65,22 @@ public struct PortalTexts: Sendable {
     let verificationRefused: String
     let unavailable: String
     let internalError: String
+
+    // Units, for `duration(seconds:)`
+    let minuteOne: String
+    let minutesMany: String
+    let hourOne: String
+    let hoursMany: String
+    let dayOne: String
+    let daysMany: String
+
+    /// A whole number of days, hours or minutes (`2 days`, `1 Stunde`), the largest unit that divides it.
+    public func duration(seconds: Int) -> String {
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        if seconds >= 86400, seconds % 86400 == 0 { return count(seconds / 86400, dayOne, daysMany) }
+        if seconds >= 3600, seconds % 3600 == 0 { return count(seconds / 3600, hourOne, hoursMany) }
+        return count(max(1, seconds / 60), minuteOne, minutesMany)
+    }
 
     /// Replaces `{name}` placeholders.
     public static func fill(_ text: String, _ values: [String: String]) -> String {
