@@ -28,8 +28,10 @@ public struct PortalTexts: Sendable {
     let startTitle: String
     let startIntro: String
     let testHeading: String
+    let testHint: String
     let testButton: String
     let eventHeading: String
+    let eventHint: String
     let healthAuthority: String
     let chooseHealthAuthority: String
     let eventButton: String
