@@ -63,12 +63,7 @@ extension PortalWeb {
             claimed = until
         }
 
-        let bearer: String?
-        switch officer.source {
-        case .local: bearer = try await signer?.token(for: officer)
-        case .oidc: bearer = try await currentAccessToken(current)
-        }
-        guard let bearer else {
+        guard let bearer = try await bearer(for: current) else {
             try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
             try await sessions.delete(idHash: current.idHash)
             return signInAgain(.ended)
@@ -90,9 +85,19 @@ extension PortalWeb {
                 throw PortalError.unavailable
             }
         }
+        // Audited before it is shown: a teleTAN that cannot be accounted for is not handed out.
         try await record(.issued)
         logger.info("teleTAN issued", metadata: ["officer": "\(officer.name)", "type": "\(kind.rawValue)"])
         return teleTANPage(teleTAN, kind: kind, healthAuthority: healthAuthority, session: current, language: language(request))
+    }
+
+    /// The credential verification checks: a fresh portal-signed token for a local account, the provider's
+    /// access token for an OIDC account. Nil when there is none (the session cannot issue any more).
+    private func bearer(for session: PortalSession) async throws -> String? {
+        switch session.officer.source {
+        case .local: try await signer?.token(for: session.officer)
+        case .oidc: try await currentAccessToken(session)
+        }
     }
 
     private func teleTANPage(_ teleTAN: String, kind: TeleTANKind, healthAuthority: HealthAuthority?, session: PortalSession, language: Language) -> Response {

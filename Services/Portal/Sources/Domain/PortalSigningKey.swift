@@ -37,6 +37,8 @@ public struct PortalSigningKey: Sendable {
     /// `portal-signing-key.pub.pem` so that it always matches. Safe when several processes start at once: the
     /// key file appears complete or not at all, and the first one wins.
     public static func loadOrCreate(in directory: String) throws -> PortalSigningKey {
+        // Absolute, so that the public key's path can be handed to a process with another working directory.
+        let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let privatePath = (directory as NSString).appendingPathComponent(privateKeyFileName)
