@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+import NIOCore
+
+/// Renders the Mustache templates of `Resources/templates` into HTML responses.
+///
+/// Every page gets the frame values the layout needs: the texts (`t`), the language, a title and, for a
+/// signed-in officer, the name and the CSRF token of the sign-out form.
+struct PageRenderer: Sendable {
+    struct TemplateMissing: Error {
+        let name: String
+    }
+
+    private let library: MustacheLibrary
+
+    init(library: MustacheLibrary) {
+        self.library = library
+    }
+
+    /// Loads the templates shipped with the portal.
+    static func bundled() async throws -> PageRenderer {
+        guard let directory = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent("templates") else {
+            throw TemplateMissing(name: "Resources/templates")
+        }
+        return PageRenderer(library: try await MustacheLibrary(directory: directory.path))
+    }
+
+    func render(
+        _ template: String,
+        language: Language,
+        title: String,
+        session: PortalSession?,
+        status: HTTPResponse.Status = .ok,
+        values: [String: Any] = [:]
+    ) -> Response {
+        var context = values
+        context["t"] = language.texts
+        context["lang"] = language.rawValue
+        context["title"] = title
+        if let session {
+            context["officer"] = session.officer.name
+            context["csrf"] = session.csrfToken
+        }
+        guard let html = library.render(context, withTemplate: template) else {
+            // A template missing from the bundle is a packaging error, not the officer's.
+            preconditionFailure("template \(template) is not in the portal's resources")
+        }
+        return Response(
+            status: status,
+            headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html))
+        )
+    }
+
+    /// A page for a problem, with a link back to the start page.
+    func problem(_ error: PortalError, language: Language, session: PortalSession?) -> Response {
+        let texts = language.texts
+        return render(
+            "message",
+            language: language,
+            title: error.title(texts),
+            session: session,
+            status: error.status,
+            values: ["heading": error.title(texts), "message": error.message(texts), "problem": error.code]
+        )
+    }
+}

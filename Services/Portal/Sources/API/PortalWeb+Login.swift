@@ -1,0 +1,57 @@
+import ExposureCore
+import Foundation
+import Hummingbird
+
+/// Sign-in with a local account, and sign-out.
+extension PortalWeb {
+    func loginPage(_ request: Request) async throws -> Response {
+        if case .active = try await session(request) { return redirect("/") }
+        let notice = request.uri.queryParameters["notice"].flatMap { LoginNotice(rawValue: String($0)) }
+        return loginForm(request, notice: notice, failed: false, userName: nil)
+    }
+
+    func login(_ request: Request) async throws -> Response {
+        guard configuration.localLogin else { throw PortalError.notFound }
+        let fields = try await form(request)
+        try requireCSRF(fields, expected: request.cookies[cookies.loginName]?.value)
+        let name = fields["username"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let password = fields["password"] ?? ""
+        guard !name.isEmpty, !password.isEmpty, password.utf8.count <= PasswordPolicy.maximumLength else {
+            return loginForm(request, notice: nil, failed: true, userName: name)
+        }
+        let user = try await users.find(name: name)
+        // A disabled or unknown account costs the same bcrypt work as a wrong password and gets the same answer.
+        let usable = user.flatMap { $0.isDisabled ? nil : $0 }
+        guard try await hasher.verify(password, against: usable?.passwordHash), let usable else {
+            logger.notice("sign-in refused")
+            return loginForm(request, notice: nil, failed: true, userName: name)
+        }
+        var response = try await startSession(for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil, response: redirect("/"))
+        response.setCookie(cookies.clearLogin())
+        return response
+    }
+
+    func logout(_ request: Request) async throws -> Response {
+        guard case .active(let current) = try await session(request) else { return signInAgain(nil) }
+        try requireCSRF(try await form(request), expected: current.csrfToken)
+        try await sessions.delete(idHash: current.idHash)
+        logger.info("officer signed out", metadata: ["officer": "\(current.officer.name)"])
+        return signInAgain(.signedOut)
+    }
+
+    /// The sign-in page with a fresh double-submit token in a cookie and in the form.
+    private func loginForm(_ request: Request, notice: LoginNotice?, failed: Bool, userName: String?) -> Response {
+        let language = language(request)
+        let texts = language.texts
+        let token = random.bytes(count: 32).hexString
+        var values: [String: Any] = ["loginCSRF": token]
+        if configuration.localLogin { values["localLogin"] = true }
+        if let oidc { values["oidcName"] = oidc.providerName }
+        if let notice { values["notice"] = notice.text(texts) }
+        if failed { values["error"] = texts.loginFailed }
+        if let userName, !userName.isEmpty { values["username"] = userName }
+        var response = pages.render("login", language: language, title: texts.loginTitle, session: nil, status: failed ? .unauthorized : .ok, values: values)
+        response.setCookie(cookies.login(token))
+        return response
+    }
+}

@@ -1,0 +1,88 @@
+import ExposureCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// What every route needs: the officer's language and session, form fields, CSRF checks, redirects.
+extension PortalWeb {
+    enum SessionLookup {
+        /// No session cookie at all.
+        case none
+        /// A cookie whose session has ended (timeout, sign-out elsewhere, account disabled).
+        case ended
+        case active(PortalSession)
+    }
+
+    static let maxFormBytes = 16 * 1024
+
+    func language(_ request: Request) -> Language {
+        Language.preferred(acceptLanguage: request.headers[.acceptLanguage])
+    }
+
+    func session(_ request: Request) async throws -> SessionLookup {
+        guard let value = request.cookies[cookies.sessionName]?.value, !value.isEmpty else { return .none }
+        guard let session = try await sessions.find(idHash: SecretHash.sha256Hex(value), now: clock.now()) else { return .ended }
+        return .active(session)
+    }
+
+    /// Starts a session for `officer` and returns the response that sets its cookie.
+    func startSession(for officer: Officer, tokens: OIDCSessionTokens?, response: Response) async throws -> Response {
+        let id = random.bytes(count: 32).hexString
+        let now = clock.now()
+        try await sessions.create(PortalSession(
+            idHash: SecretHash.sha256Hex(id),
+            officer: officer,
+            csrfToken: random.bytes(count: 32).hexString,
+            createdAt: now.epochSeconds,
+            expiresAt: now.addingTimeInterval(configuration.sessionTimeout.seconds).epochSeconds,
+            oidcTokens: tokens
+        ))
+        logger.info("officer signed in", metadata: ["officer": "\(officer.name)", "source": "\(officer.source.rawValue)"])
+        var response = response
+        response.setCookie(cookies.session(id))
+        return response
+    }
+
+    /// The fields of a submitted form.
+    func form(_ request: Request) async throws -> [String: String] {
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            throw PortalError.badRequest
+        }
+        let body = try await request.body.collect(upTo: Self.maxFormBytes)
+        return FormEncoding.decode(String(buffer: body))
+    }
+
+    /// A form must carry the token its page was rendered with; a forged cross-site form cannot know it.
+    func requireCSRF(_ form: [String: String], expected: String?) throws(PortalError) {
+        guard let expected, !expected.isEmpty, let sent = form["csrf"], SecretHash.constantTimeEquals(sent, expected) else {
+            throw PortalError.formExpired
+        }
+    }
+
+    /// 303 See Other: after a form, the browser GETs the next page (a reload does not resubmit).
+    func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location])
+    }
+
+    /// Back to the sign-in page with a fixed notice (never text from the request), dropping a dead cookie.
+    func signInAgain(_ notice: LoginNotice?) -> Response {
+        var response = redirect(notice.map { "/login?notice=\($0.rawValue)" } ?? "/login")
+        response.setCookie(cookies.clearSession())
+        return response
+    }
+}
+
+/// The notices the sign-in page can show, selected by `?notice=`.
+enum LoginNotice: String {
+    case signedOut = "signed-out"
+    case ended
+    case oidcFailed = "oidc-failed"
+
+    func text(_ t: PortalTexts) -> String {
+        switch self {
+        case .signedOut: t.signedOut
+        case .ended: t.sessionEnded
+        case .oidcFailed: t.oidcFailed
+        }
+    }
+}

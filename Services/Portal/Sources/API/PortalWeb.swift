@@ -1,0 +1,37 @@
+import ExposureCore
+import Foundation
+import Hummingbird
+import Logging
+
+/// The portal's pages and forms, with everything they need. Route groups live in extensions:
+/// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page and issuance), `+Static`.
+struct PortalWeb: Sendable {
+    let configuration: PortalConfiguration
+    let pages: PageRenderer
+    let cookies: SessionCookies
+    let users: UserStore
+    let sessions: SessionStore
+    let oidcLogins: OIDCLoginStore
+    let rateLimits: OfficerRateLimitStore
+    let audit: AuditLog
+    let hasher: PasswordHasher
+    /// Local mode: signs the officer's token for verification (nil when local login is off).
+    let signer: OfficerTokenSigner?
+    let oidc: OIDCProvider?
+    let teleTANs: TeleTANIssuer
+    let assets: StaticAssets
+    let clock: any WallClock
+    let random: any RandomSource
+    let logger: Logger
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/") { request, _ in try await self.startPage(request) }
+        router.post("/teletan") { request, _ in try await self.issueTeleTAN(request) }
+        router.get("/login") { request, _ in try await self.loginPage(request) }
+        router.post("/login") { request, _ in try await self.login(request) }
+        router.post("/logout") { request, _ in try await self.logout(request) }
+        router.get("/login/oidc") { request, _ in try await self.startOIDCLogin(request) }
+        router.get("/login/oidc/callback") { request, _ in try await self.finishOIDCLogin(request) }
+        router.get("/static/{file}") { request, context in try self.asset(context.parameters.require("file")) }
+    }
+}

@@ -1,0 +1,23 @@
+import HTTPTypes
+import Hummingbird
+
+/// Headers that keep the portal's pages to themselves: no framing, no foreign scripts or styles, no caching
+/// of pages that show teleTANs, no referrer leaking paths.
+struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var contentSecurityPolicy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        if response.headers[.cacheControl] == nil {
+            // A teleTAN page must not come back from a cache or the back button.
+            response.headers[.cacheControl] = "no-store"
+        }
+        return response
+    }
+}

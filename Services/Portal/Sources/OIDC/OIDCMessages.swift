@@ -1,0 +1,46 @@
+import Foundation
+import JWTKit
+
+/// The provider's discovery document (`/.well-known/openid-configuration`), the fields the portal uses.
+struct OIDCDiscovery: Decodable, Sendable {
+    let issuer: String
+    let authorization_endpoint: URL
+    let token_endpoint: URL
+    let jwks_uri: URL
+}
+
+/// The token endpoint's answer to an authorization-code or refresh-token grant.
+public struct OIDCTokenResponse: Decodable, Sendable {
+    public let access_token: String
+    public let id_token: String?
+    public let refresh_token: String?
+    public let expires_in: Int?
+}
+
+/// Keycloak's layout of realm roles, in ID and access tokens.
+struct RealmAccess: Codable, Sendable {
+    var roles: [String]
+}
+
+/// The ID token claims the portal checks. Time, issuer, audience and nonce are checked by `OIDCProvider`
+/// against the injected clock and the login in progress, not here.
+struct OIDCIDTokenClaims: JWTPayload {
+    var iss: IssuerClaim
+    var sub: SubjectClaim
+    var aud: AudienceClaim
+    var exp: ExpirationClaim
+    var nonce: String?
+    var preferred_username: String?
+    var realm_access: RealmAccess?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// The part of a JWT access token that carries roles (when the ID token has none, as Keycloak does unless
+/// a mapper adds them).
+struct OIDCAccessTokenClaims: JWTPayload {
+    var exp: ExpirationClaim
+    var realm_access: RealmAccess?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

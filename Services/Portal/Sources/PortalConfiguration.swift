@@ -1,0 +1,110 @@
+import ExposureCore
+import Foundation
+
+/// Everything the portal reads from its environment (see docs/operations.md).
+public struct PortalConfiguration: Sendable {
+    public var common: CommonSettings
+    /// The officers' listener (`PORT`, default 8040).
+    public var listener: ListenerAddress
+    /// The address officers type into their browser (`PUBLIC_URL`); the OIDC redirect URL is derived from it.
+    public var publicURL: URL
+    /// The verification service's internal listener (`VERIFICATION_URL`).
+    public var verificationURL: URL
+    public var verificationPolicy: DownstreamPolicy
+    /// Where the generated signing key lives (`DATA_DIR`, default `./data`).
+    public var dataDirectory: String
+    /// An operator-provided PEM P-256 private key (`PORTAL_SIGNING_KEY_FILE`); generated under `DATA_DIR` when absent.
+    public var signingKeyFile: String?
+    /// The `iss` of the portal's own officer tokens (`PORTAL_TOKEN_ISSUER`).
+    public var tokenIssuer: String
+    /// How long a portal-signed officer token is valid (`PORTAL_TOKEN_LIFETIME`, default 60 s): one call.
+    public var tokenLifetime: Duration
+    /// Absolute session lifetime (`SESSION_TIMEOUT`, default 4 h).
+    public var sessionTimeout: Duration
+    /// How long verification keeps teleTANs valid, to tell the officer (`TELETAN_TEST_VALIDITY`, default 1 h;
+    /// `TELETAN_EVENT_VALIDITY`, default 2 days): the same variables verification reads, so one environment
+    /// serves both.
+    public var teleTANTestValidity: Duration
+    public var teleTANEventValidity: Duration
+    /// How long a teleTAN stays on screen (`TELETAN_DISPLAY_TIME`, default 10 min).
+    public var teleTANDisplayTime: Duration
+    /// Minimum time between two teleTANs of one officer (`OFFICER_TELETAN_INTERVAL`, default 30 s).
+    public var officerInterval: Duration
+    /// bcrypt cost of new password hashes (`BCRYPT_COST`, default 12).
+    public var bcryptCost: Int
+    /// Mark cookies `Secure` (`COOKIE_SECURE`, default: true when `PUBLIC_URL` is https).
+    public var cookieSecure: Bool
+    /// Host names (without port) the portal answers to (`ALLOWED_HOSTS`, plus the host of `PUBLIC_URL`).
+    public var allowedHosts: Set<String>
+    /// Whether a reverse proxy in front may set `X-Forwarded-Host` (`TRUSTED_PROXY`, default false).
+    public var trustedProxy: Bool
+    /// Health authorities an EVENT teleTAN may be issued for (`HEALTH_AUTHORITIES`).
+    public var healthAuthorities: [HealthAuthority]
+    /// Whether officers may sign in with local accounts (`LOCAL_LOGIN`, default true).
+    public var localLogin: Bool
+    /// OpenID Connect login, when `OIDC_ISSUER`, `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET` are set.
+    public var oidc: OIDCSettings?
+    /// How often expired sessions and login attempts are removed (`CLEANUP_INTERVAL`, default 15 min).
+    public var cleanupInterval: Duration
+
+    public init(_ settings: Settings) throws(ConfigurationError) {
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/portal.db")
+        listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8040))
+        publicURL = try settings.url("PUBLIC_URL", default: "http://localhost:8040")
+        verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
+        verificationPolicy = DownstreamPolicy(
+            timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(5), minimum: .milliseconds(10)),
+            // A retry only follows a proxy's 502/503/504, never an answer of verification itself.
+            attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 2, in: 1...10)
+        )
+        dataDirectory = settings.string("DATA_DIR", default: "./data")
+        signingKeyFile = settings.optionalString("PORTAL_SIGNING_KEY_FILE")
+        tokenIssuer = settings.string("PORTAL_TOKEN_ISSUER", default: "exposuresuite-portal")
+        tokenLifetime = try settings.duration("PORTAL_TOKEN_LIFETIME", default: .seconds(60), minimum: .seconds(5))
+        sessionTimeout = try settings.duration("SESSION_TIMEOUT", default: .seconds(4 * 3600), minimum: .seconds(60))
+        teleTANTestValidity = try settings.duration("TELETAN_TEST_VALIDITY", default: .seconds(3600), minimum: .seconds(60))
+        teleTANEventValidity = try settings.duration("TELETAN_EVENT_VALIDITY", default: .seconds(2 * 86400), minimum: .seconds(60))
+        teleTANDisplayTime = try settings.duration("TELETAN_DISPLAY_TIME", default: .seconds(600), minimum: .seconds(10))
+        officerInterval = try settings.duration("OFFICER_TELETAN_INTERVAL", default: .seconds(30), minimum: .zero)
+        bcryptCost = try settings.int("BCRYPT_COST", default: 12, in: 4...31)
+        cookieSecure = try settings.bool("COOKIE_SECURE", default: publicURL.scheme?.lowercased() == "https")
+        var hosts = Set(settings.list("ALLOWED_HOSTS", default: ["localhost", "127.0.0.1"]).map { $0.lowercased() })
+        if let host = publicURL.host?.lowercased() { hosts.insert(host) }
+        allowedHosts = hosts
+        trustedProxy = try settings.bool("TRUSTED_PROXY", default: false)
+        healthAuthorities = try HealthAuthority.parseList(settings.list("HEALTH_AUTHORITIES", default: []))
+        localLogin = try settings.bool("LOCAL_LOGIN", default: true)
+        oidc = try OIDCSettings(settings, publicURL: publicURL)
+        guard localLogin || oidc != nil else {
+            throw ConfigurationError(variable: "LOCAL_LOGIN", reason: "is false, but OIDC is not configured: nobody could sign in")
+        }
+        cleanupInterval = try settings.duration("CLEANUP_INTERVAL", default: .seconds(900), minimum: .seconds(1))
+    }
+}
+
+/// The OpenID Connect client registration of the portal.
+public struct OIDCSettings: Sendable {
+    /// The issuer (`OIDC_ISSUER`), e.g. `https://keycloak.example/realms/cwa`; discovery is read from
+    /// `<issuer>/.well-known/openid-configuration`.
+    public var issuer: URL
+    public var clientID: String
+    public var clientSecret: String
+    /// Requested scopes (`OIDC_SCOPES`, default `openid profile`).
+    public var scopes: [String]
+    /// The button label on the login page (`OIDC_PROVIDER_NAME`, default `single sign-on`).
+    public var providerName: String
+    /// Where the provider sends the browser back: `<PUBLIC_URL>/login/oidc/callback`.
+    public var redirectURL: URL
+
+    /// Nil when `OIDC_ISSUER` is not set; an error when it is set without the client credentials.
+    init?(_ settings: Settings, publicURL: URL) throws(ConfigurationError) {
+        guard settings.optionalString("OIDC_ISSUER") != nil else { return nil }
+        issuer = try settings.url("OIDC_ISSUER", default: "")
+        clientID = try settings.requiredString("OIDC_CLIENT_ID")
+        clientSecret = try settings.requiredString("OIDC_CLIENT_SECRET")
+        scopes = settings.string("OIDC_SCOPES", default: "openid profile").split(separator: " ").map(String.init)
+        if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        providerName = settings.string("OIDC_PROVIDER_NAME", default: "single sign-on")
+        redirectURL = publicURL.appendingPathComponent("login/oidc/callback")
+    }
+}

@@ -1,0 +1,100 @@
+import ExposureCore
+import Foundation
+import Hummingbird
+import Logging
+
+/// The portal: public-health officers sign in and issue teleTANs, which it obtains from verification.
+public enum PortalService {
+    public static let name = "portal"
+    public static let listenerName = "web"
+
+    /// Opens and migrates the database, loads (or creates) the signing key, then builds the listener and the
+    /// clean-up job.
+    public static func makeBundle(_ configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
+        let environment = environment.named(name)
+        let signingKey = configuration.localLogin ? try PortalSigningKey.load(configuration) : nil
+        let pages = try await PageRenderer.bundled()
+        let assets = try StaticAssets.bundled()
+        let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment)
+        do {
+            return try await makeBundle(configuration, database: database, signingKey: signingKey, pages: pages, assets: assets, environment: environment)
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    static func makeBundle(
+        _ configuration: PortalConfiguration,
+        database: Database,
+        signingKey: PortalSigningKey?,
+        pages: PageRenderer,
+        assets: StaticAssets,
+        environment: ServiceEnvironment
+    ) async throws -> ServiceBundle {
+        let logger = environment.logger
+        var signer: OfficerTokenSigner?
+        if let signingKey {
+            signer = await OfficerTokenSigner(
+                key: signingKey.privateKey, issuer: configuration.tokenIssuer, lifetime: configuration.tokenLifetime,
+                clock: environment.clock, random: environment.random
+            )
+        }
+        if let file = signingKey?.publicKeyFile {
+            logger.info("local officers' tokens are signed with the portal key; verification must trust it", metadata: ["JWT_PUBLIC_KEY_FILES": "\(file)"])
+        }
+        let sessions = SessionStore(database: database)
+        let oidcLogins = OIDCLoginStore(database: database)
+        let rateLimits = OfficerRateLimitStore(database: database)
+        let web = PortalWeb(
+            configuration: configuration,
+            pages: pages,
+            cookies: SessionCookies(secure: configuration.cookieSecure, sessionLifetime: configuration.sessionTimeout),
+            users: UserStore(database: database),
+            sessions: sessions,
+            oidcLogins: oidcLogins,
+            rateLimits: rateLimits,
+            audit: AuditLog(database: database),
+            hasher: PasswordHasher(cost: configuration.bcryptCost),
+            signer: signer,
+            oidc: configuration.oidc.map { OIDCProvider(settings: $0, clock: environment.clock, logger: logger) },
+            teleTANs: TeleTANIssuer(baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, logger: logger),
+            assets: assets,
+            clock: environment.clock,
+            random: environment.random,
+            logger: logger
+        )
+
+        // Health and metrics come first, without the host check: probes reach pods by address, not by name.
+        let router = StandardRouter.make(
+            service: name,
+            bodyLimit: .init(maxBytes: PortalWeb.maxFormBytes),
+            readiness: [ReadinessCheck.database(database)],
+            metrics: true
+        )
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: HTMLErrorMiddleware(pages: pages))
+        router.add(middleware: HostAllowListMiddleware(allowedHosts: configuration.allowedHosts, trustedProxy: configuration.trustedProxy))
+        web.register(on: router)
+
+        let cleanup = PeriodicJob(name: "portal.cleanup", interval: configuration.cleanupInterval, logger: logger) {
+            let now = environment.clock.now()
+            let expired = try await sessions.deleteExpired(now: now)
+            _ = try await oidcLogins.deleteStarted(before: now.addingTimeInterval(-PortalWeb.oidcLoginLifetime))
+            _ = try await rateLimits.deleteExpired(now: now)
+            if expired > 0 { logger.debug("expired sessions removed", metadata: ["count": "\(expired)"]) }
+        }
+        return ServiceBundle(
+            name: name,
+            listeners: [HTTPListener(name: listenerName, address: configuration.listener, router: router, serviceName: name, logger: logger)],
+            jobs: [cleanup],
+            cleanup: { await database.shutdown() }
+        )
+    }
+
+    /// Applies migrations and closes the database.
+    public static func migrate(_ configuration: PortalConfiguration, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment.named(name))
+        await database.shutdown()
+    }
+}

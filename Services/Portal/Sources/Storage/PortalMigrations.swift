@@ -1,0 +1,67 @@
+import ExposureCore
+
+/// The portal's schema, in order. Never edit a released migration: add a new one.
+enum PortalMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "create users, sessions, oidc logins, rate limits and audit log") { dialect in
+            let autoID = dialect == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+            return [
+                """
+                CREATE TABLE portal_users (
+                    name TEXT PRIMARY KEY,
+                    password_hash TEXT NOT NULL,
+                    roles TEXT NOT NULL,
+                    disabled_at BIGINT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                // Sessions are found by the SHA-256 of the cookie value: a database dump opens no session.
+                """
+                CREATE TABLE portal_sessions (
+                    id_hash TEXT PRIMARY KEY,
+                    officer TEXT NOT NULL,
+                    roles TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    csrf_token TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    access_token TEXT,
+                    access_token_expires_at BIGINT,
+                    refresh_token TEXT
+                )
+                """,
+                "CREATE INDEX portal_sessions_expires_at ON portal_sessions (expires_at)",
+                "CREATE INDEX portal_sessions_officer ON portal_sessions (source, officer)",
+                """
+                CREATE TABLE portal_oidc_logins (
+                    state_hash TEXT PRIMARY KEY,
+                    nonce TEXT NOT NULL,
+                    code_verifier TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE portal_rate_limits (
+                    officer TEXT PRIMARY KEY,
+                    next_allowed_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE portal_audit_log (
+                    id \(autoID),
+                    officer TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    occurred_at BIGINT NOT NULL,
+                    teletan_type TEXT NOT NULL,
+                    health_authority TEXT,
+                    outcome TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX portal_audit_log_occurred_at ON portal_audit_log (occurred_at)",
+            ]
+        },
+    ]
+
+    static var migrator: Migrator { Migrator(service: "portal", migrations: all) }
+}

@@ -1,0 +1,86 @@
+import ExposureCore
+import Foundation
+import SQLKit
+
+/// A local officer account.
+public struct UserRecord: Sendable, Equatable {
+    public let name: String
+    public let passwordHash: String
+    public let roles: Set<String>
+    public let disabledAt: Int64?
+    public let createdAt: Int64
+
+    public var isDisabled: Bool { disabledAt != nil }
+}
+
+/// Queries on `portal_users`.
+public struct UserStore: Sendable {
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// Adds an account; false when the name is taken.
+    public func add(name: String, passwordHash: String, roles: Set<String>, now: Date) async throws -> Bool {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                INSERT INTO portal_users (name, password_hash, roles, disabled_at, created_at, updated_at)
+                VALUES (\(bind: name), \(bind: passwordHash), \(bind: RoleList.encode(roles)), NULL, \(bind: now.epochSeconds), \(bind: now.epochSeconds))
+                ON CONFLICT (name) DO NOTHING RETURNING name
+                """).first() != nil
+        }
+    }
+
+    public func find(name: String) async throws -> UserRecord? {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                SELECT name, password_hash, roles, disabled_at, created_at FROM portal_users WHERE name = \(bind: name)
+                """).first().map(Self.record)
+        }
+    }
+
+    public func list() async throws -> [UserRecord] {
+        try await database.withConnection { connection in
+            try await connection.raw("SELECT name, password_hash, roles, disabled_at, created_at FROM portal_users ORDER BY name")
+                .all().map(Self.record)
+        }
+    }
+
+    /// Disables (or re-enables) an account; false when there is no such account.
+    public func setDisabled(name: String, _ disabled: Bool, now: Date) async throws -> Bool {
+        try await database.withConnection { connection in
+            let disabledAt: Int64? = disabled ? now.epochSeconds : nil
+            return try await connection.raw("""
+                UPDATE portal_users SET disabled_at = \(bind: disabledAt), updated_at = \(bind: now.epochSeconds)
+                WHERE name = \(bind: name) RETURNING name
+                """).first() != nil
+        }
+    }
+
+    /// Replaces the password hash; false when there is no such account.
+    public func setPassword(name: String, passwordHash: String, now: Date) async throws -> Bool {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                UPDATE portal_users SET password_hash = \(bind: passwordHash), updated_at = \(bind: now.epochSeconds)
+                WHERE name = \(bind: name) RETURNING name
+                """).first() != nil
+        }
+    }
+
+    private static func record(_ row: any SQLRow) throws -> UserRecord {
+        UserRecord(
+            name: try row.decode(column: "name", as: String.self),
+            passwordHash: try row.decode(column: "password_hash", as: String.self),
+            roles: RoleList.decode(try row.decode(column: "roles", as: String.self)),
+            disabledAt: try row.decode(column: "disabled_at", as: Int64?.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self)
+        )
+    }
+}
+
+/// Roles as stored in one column: sorted, comma-separated.
+enum RoleList {
+    static func encode(_ roles: Set<String>) -> String { roles.sorted().joined(separator: ",") }
+    static func decode(_ text: String) -> Set<String> { Set(text.split(separator: ",").map(String.init)) }
+}

@@ -1,0 +1,99 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import JWTKit
+import Testing
+@testable import Portal
+
+@Suite struct AdminAndKeyTests {
+    @Test(arguments: TestDatabase.all)
+    func usersAreManagedFromTheCommandLine(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let added = try await h.users(["add", "anna", "--roles", "c19hotline,c19hotline_event"])
+            #expect(added == "Added anna with roles c19hotline,c19hotline_event.")
+            // Nothing on standard input: a password is generated and shown once, and it works.
+            let generated = try await h.users(["add", "bert", "--roles=c19hotline"], password: nil)
+            let password = try #require(generated.split(separator: "\n").last?.split(separator: " ").last.map(String.init))
+            #expect(password.count == 20)
+            try #require(try await h.browser().signIn("bert", password).status == 303)
+
+            await #expect(throws: UsageError.self) { try await h.users(["add", "anna", "--roles", "c19hotline"]) }
+            await #expect(throws: UsageError.self) { try await h.users(["add", "cara", "--roles", "admin"]) }
+            await #expect(throws: UsageError.self) { try await h.users(["add", "cara"]) }
+            await #expect(throws: UsageError.self) { try await h.users(["add", "dan", "--roles", "c19hotline"], password: "short") }
+            await #expect(throws: UsageError.self) { try await h.users(["add", "with space", "--roles", "c19hotline"]) }
+            await #expect(throws: UsageError.self) { try await h.users(["disable", "nobody"]) }
+
+            try await h.users(["disable", "bert"])
+            let list = try await h.users(["list"])
+            #expect(list.contains("anna\tc19hotline,c19hotline_event"))
+            #expect(list.contains("bert\tc19hotline\t"))
+            #expect(list.contains("disabled"))
+            // Only bcrypt hashes are stored.
+            let hash = try await h.database.withConnection { connection in
+                try await connection.raw("SELECT password_hash FROM portal_users WHERE name = 'anna'").first()!.decode(column: "password_hash", as: String.self)
+            }
+            #expect(hash.hasPrefix("$2b$04$"))
+        }
+    }
+
+    @Test func theSigningKeyIsCreatedOncePrivatelyWithItsPublicKeyBeside() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)/data")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let first = try PortalSigningKey.loadOrCreate(in: directory.path)
+        let privatePath = directory.appendingPathComponent(PortalSigningKey.privateKeyFileName).path
+        let attributes = try FileManager.default.attributesOfItem(atPath: privatePath)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let publicPEM = try String(contentsOfFile: try #require(first.publicKeyFile), encoding: .utf8)
+        #expect(first.publicKeyFile == directory.appendingPathComponent("portal-signing-key.pub.pem").path)
+        #expect(try ES256PublicKey(pem: publicPEM) == first.privateKey.publicKey)
+        let second = try PortalSigningKey.loadOrCreate(in: directory.path)
+        #expect(second.publicKeyPEM == first.publicKeyPEM)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["portal-signing-key.pem", "portal-signing-key.pub.pem"])
+    }
+
+    @Test func anOperatorProvidedKeyIsUsedAsIs() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = ES256PrivateKey()
+        let file = directory.appendingPathComponent("mine.pem").path
+        try key.pemRepresentation.write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try PortalConfiguration(TestServices.settings(["PORTAL_SIGNING_KEY_FILE": file, "DATA_DIR": directory.path]))
+        let loaded = try PortalSigningKey.load(configuration)
+        #expect(loaded.publicKeyPEM == key.publicKey.pemRepresentation)
+        #expect(loaded.publicKeyFile == nil)
+        let broken = try PortalConfiguration(TestServices.settings(["PORTAL_SIGNING_KEY_FILE": directory.appendingPathComponent("none.pem").path]))
+        #expect(throws: ConfigurationError.self) { try PortalSigningKey.load(broken) }
+    }
+
+    @Test func configurationIsValidated() throws {
+        let defaults = try PortalConfiguration(TestServices.settings([:]))
+        #expect(defaults.listener.port == 8040)
+        #expect(defaults.allowedHosts == ["localhost", "127.0.0.1"])
+        #expect(!defaults.cookieSecure)
+        #expect(defaults.sessionTimeout == .seconds(4 * 3600))
+        let https = try PortalConfiguration(TestServices.settings(["PUBLIC_URL": "https://portal.example", "HEALTH_AUTHORITIES": "1.01.0.01., 2.02.0.02.=Amt"]))
+        #expect(https.cookieSecure)
+        #expect(https.allowedHosts.contains("portal.example"))
+        #expect(https.healthAuthorities == [HealthAuthority(number: "1.01.0.01."), HealthAuthority(number: "2.02.0.02.", name: "Amt")])
+        #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["HEALTH_AUTHORITIES": "1,1"])) }
+        #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["OIDC_ISSUER": "https://idp.example"])) }
+        #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["LOCAL_LOGIN": "false"])) }
+    }
+
+    @Test func teleTANsAreGroupedForReadingAloud() {
+        #expect(TeleTANGrouping.grouped("FE9A5MAK6C") == "FE9 A5M AK6C")
+        #expect(TeleTANGrouping.grouped("ABCDEF") == "ABC DEF")
+        #expect(TeleTANGrouping.grouped("ABCDEFGH") == "ABC DEF GH")
+    }
+
+    @Test func theLanguageFollowsAcceptLanguage() {
+        #expect(Language.preferred(acceptLanguage: nil) == .en)
+        #expect(Language.preferred(acceptLanguage: "de") == .de)
+        #expect(Language.preferred(acceptLanguage: "de-AT,en;q=0.5") == .de)
+        #expect(Language.preferred(acceptLanguage: "en-GB,de;q=0.9") == .en)
+        #expect(Language.preferred(acceptLanguage: "fr, de;q=0.3, en;q=0.2") == .de)
+        #expect(Language.preferred(acceptLanguage: "de;q=0, en") == .en)
+    }
+}

@@ -1,0 +1,76 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Portal
+
+@Suite struct HostAndHeadersTests {
+    @Test(arguments: TestDatabase.all)
+    func onlyAllowedHostsAreServed(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let browser = h.browser()
+            try #require(try await browser.get("/login").status == 200)
+            try #require(try await browser.get("/login", headers: [("Host", "localhost:8040")]).status == 200)
+            let foreign = try await browser.get("/login", headers: [("Host", "evil.example")])
+            #expect(foreign.status == 400)
+            #expect(PortalBrowser.problem(in: foreign) == "unknown-host")
+            #expect(foreign.header("Set-Cookie") == nil)
+            // Without a trusted proxy, any X-Forwarded-Host is refused, even a harmless-looking one.
+            let forwarded = try await browser.get("/login", headers: [("X-Forwarded-Host", "localhost")])
+            #expect(forwarded.status == 400)
+            #expect(PortalBrowser.problem(in: forwarded) == "forwarded-host")
+            // Probes reach pods by address: health and metrics answer for any host.
+            try #require(try await browser.get("/health/live", headers: [("Host", "10.1.2.3")]).status == 200)
+            try #require(try await browser.get("/health/ready").status == 200)
+            let metrics = try await browser.get("/metrics")
+            #expect(metrics.status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aTrustedProxyMayForwardAllowedHostsOnly(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["TRUSTED_PROXY": "true", "ALLOWED_HOSTS": "127.0.0.1", "PUBLIC_URL": "https://portal.example"]) { h in
+            let browser = h.browser()
+            try #require(try await browser.get("/login", headers: [("X-Forwarded-Host", "portal.example")]).status == 200)
+            try #require(try await browser.get("/login", headers: [("X-Forwarded-Host", "evil.example")]).status == 400)
+            try #require(try await browser.get("/login", headers: [("X-Forwarded-Host", "portal.example, evil.example")]).status == 400)
+            // The list is ALLOWED_HOSTS plus the host of PUBLIC_URL: localhost is no longer in it.
+            try #require(try await browser.get("/login", headers: [("Host", "localhost")]).status == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func secureCookiesWhenConfigured(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["COOKIE_SECURE": "true"]) { h in
+            try await h.addOfficer("anna")
+            let browser = h.browser()
+            let login = try await browser.get("/login")
+            #expect(login.header("Set-Cookie")?.contains("Secure") == true)
+            let signedIn = try await browser.post("/login", [("csrf", try PortalBrowser.csrf(in: login)), ("username", "anna"), ("password", PortalHarness.password)])
+            let cookie = try #require(signedIn.headers["Set-Cookie"].first { $0.hasPrefix("__Host-portal_session=") })
+            #expect(cookie.contains("Secure"))
+            #expect(cookie.contains("HttpOnly"))
+            #expect(cookie.contains("SameSite=Strict"))
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func unknownPagesAndStaticFiles(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let browser = h.browser(language: "de")
+            let missing = try await browser.get("/does-not-exist")
+            #expect(missing.status == 404)
+            #expect(missing.header("Content-Type")?.hasPrefix("text/html") == true)
+            #expect(missing.text.contains("Diese Seite gibt es nicht."))
+            let css = try await browser.get("/static/portal.css")
+            #expect(css.status == 200)
+            #expect(css.header("Content-Type")?.hasPrefix("text/css") == true)
+            try #require(try await browser.get("/static/portal.js").status == 200)
+            try #require(try await browser.get("/static/..%2FPortalService.swift").status == 404)
+            // A form body that is not a form is a friendly 400, not a stack trace.
+            let odd = try await browser.request(.POST, "/login", headers: [("Content-Type", "application/json")], body: "{}")
+            #expect(odd.status == 400)
+            #expect(odd.header("Content-Type")?.hasPrefix("text/html") == true)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Portal
+
+@Suite struct LoginTests {
+    @Test(arguments: TestDatabase.all)
+    func anOfficerSignsInAndSeesTheStartPage(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            try await h.addOfficer("anna")
+            let browser = h.browser()
+            let unauthenticated = try await browser.get("/")
+            #expect(unauthenticated.status == 303)
+            #expect(unauthenticated.header("Location") == "/login")
+
+            let loginPage = try await browser.get("/login")
+            #expect(loginPage.status == 200)
+            #expect(loginPage.text.contains("Sign in"))
+            let signedIn = try await browser.post("/login", [("csrf", try PortalBrowser.csrf(in: loginPage)), ("username", "anna"), ("password", PortalHarness.password)])
+            #expect(signedIn.status == 303)
+            #expect(signedIn.header("Location") == "/")
+            let cookie = try #require(signedIn.headers["Set-Cookie"].first { $0.hasPrefix("portal_session=") })
+            #expect(cookie.contains("HttpOnly"))
+            #expect(cookie.contains("SameSite=Strict"))
+            #expect(cookie.contains("Path=/"))
+            #expect(!cookie.contains("Secure"))
+
+            let start = try await browser.get("/")
+            #expect(start.status == 200)
+            #expect(start.text.contains(#"id="officer">anna<"#))
+            #expect(start.header("Cache-Control") == "no-store")
+            #expect(start.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aWrongPasswordAndAnUnknownUserGetTheSameAnswer(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            try await h.addOfficer("anna")
+            let browser = h.browser()
+            let wrong = try await browser.signIn("anna", "not the password")
+            #expect(wrong.status == 401)
+            #expect(wrong.text.contains("The user name or password is wrong"))
+            #expect(browser.cookies["portal_session"] == nil)
+            let unknown = try await browser.signIn("nobody", PortalHarness.password)
+            #expect(unknown.status == 401)
+            #expect(unknown.text.contains("The user name or password is wrong"))
+            // The name typed is kept, the password is not echoed.
+            #expect(wrong.text.contains(#"value="anna""#))
+            #expect(!wrong.text.contains("not the password"))
+            try #require(try await browser.get("/").status == 303)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aDisabledOfficerCannotSignInAndLosesOpenSessions(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let open = try await h.signedIn("bert")
+            try #require(try await open.get("/").status == 200)
+            let output = try await h.users(["disable", "bert"])
+            #expect(output.contains("ended 1 session"))
+            let kicked = try await open.get("/")
+            #expect(kicked.status == 303)
+            #expect(kicked.header("Location") == "/login?notice=ended")
+            let refused = try await h.browser().signIn("bert", PortalHarness.password)
+            #expect(refused.status == 401)
+            try await h.users(["enable", "bert"])
+            try #require(try await h.browser().signIn("bert", PortalHarness.password).status == 303)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func changingThePasswordEndsSessionsAndTheOldPasswordStopsWorking(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let open = try await h.signedIn("carla")
+            try await h.users(["set-password", "carla"], password: "another long passphrase")
+            try #require(try await open.get("/").status == 303)
+            try #require(try await h.browser().signIn("carla", PortalHarness.password).status == 401)
+            try #require(try await h.browser().signIn("carla", "another long passphrase").status == 303)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func theLoginFormNeedsItsCSRFToken(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            try await h.addOfficer("anna")
+            let browser = h.browser()
+            _ = try await browser.get("/login")
+            // A cross-site form knows neither the cookie's token nor sends the cookie: both fail.
+            let forged = try await browser.post("/login", [("csrf", "forged"), ("username", "anna"), ("password", PortalHarness.password)])
+            #expect(forged.status == 403)
+            #expect(PortalBrowser.problem(in: forged) == "form-expired")
+            let fresh = h.browser()
+            let noCookie = try await fresh.post("/login", [("username", "anna"), ("password", PortalHarness.password)])
+            #expect(noCookie.status == 403)
+            #expect(fresh.cookies["portal_session"] == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func sessionsEndAfterFourHours(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let browser = try await h.signedIn("dora")
+            h.clock.advance(by: 4 * 3600 - 5)
+            try #require(try await browser.get("/").status == 200)
+            h.clock.advance(by: 10)
+            let expired = try await browser.get("/")
+            #expect(expired.status == 303)
+            #expect(expired.header("Location") == "/login?notice=ended")
+            let login = try await browser.get("/login?notice=ended")
+            #expect(login.text.contains("Your session has ended"))
+            // Forms of the dead session do not work either.
+            let issued = try await browser.post("/teletan", [("csrf", "x"), ("type", "TEST")])
+            #expect(issued.status == 303)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func signingOutEndsTheSessionOnTheServer(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let browser = try await h.signedIn("emil")
+            let sessionCookie = try #require(browser.cookies["portal_session"])
+            let start = try await browser.get("/")
+            // Signing out is a form with the session's CSRF token too.
+            let forged = try await browser.post("/logout", [("csrf", "forged")])
+            #expect(forged.status == 403)
+            let out = try await browser.post("/logout", [("csrf", try PortalBrowser.csrf(in: start))])
+            #expect(out.status == 303)
+            #expect(out.header("Location") == "/login?notice=signed-out")
+            #expect(browser.cookies["portal_session"] == nil)
+            // The old cookie, replayed, opens nothing.
+            let replay = h.browser()
+            replay.setCookie("portal_session", sessionCookie)
+            try #require(try await replay.get("/").status == 303)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func pagesSpeakGermanWhenTheBrowserPrefersIt(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let german = try await h.browser(language: "de-DE,de;q=0.9,en;q=0.8").get("/login")
+            #expect(german.text.contains(#"<html lang="de">"#))
+            #expect(german.text.contains("Anmelden"))
+            #expect(german.text.contains("Benutzername"))
+            let browser = try await h.signedIn("frida", language: "de")
+            let start = try await browser.get("/")
+            #expect(start.text.contains("teleTAN für einen positiven Test erzeugen"))
+            #expect(start.text.contains("Gesundheitsamt Heidelberg"))
+            let page = try await browser.issue("EVENT", healthAuthority: "1.08.2.12.")
+            #expect(page.text.contains("Gültig für 2 Tage. Der Code wird nach 10 Minuten ausgeblendet."))
+            #expect(page.text.contains("Kopieren"))
+            let english = try await h.browser(language: "fr-FR, en;q=0.5, de;q=0.4").get("/login")
+            #expect(english.text.contains(#"<html lang="en">"#))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Portal
+
+@Suite struct OIDCLoginTests {
+    /// The portal's public address in these tests; "DNS" (`local`) maps it to the port it listens on.
+    static let publicURL = "http://portal.test"
+
+    static func local(_ url: String, _ browser: PortalBrowser) -> String {
+        url.replacingOccurrences(of: publicURL, with: browser.baseURL)
+    }
+
+    /// Follows the authorization-code flow as a browser would: portal → provider → portal callback.
+    static func signIn(_ browser: PortalBrowser) async throws -> BrowserResponse {
+        let start = try await browser.get("/login/oidc")
+        try #require(start.status == 303)
+        let authorize = try #require(start.header("Location"))
+        #expect(authorize.contains("code_challenge_method=S256"))
+        #expect(authorize.contains("redirect_uri=http://portal.test/login/oidc/callback"))
+        let provider = try await browser.get(authorize)
+        try #require(provider.status == 302)
+        return try await browser.get(local(try #require(provider.header("Location")), browser))
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func anOfficerSignsInAtTheProviderAndIssuesWithTheProvidersToken(kind: TestDatabase) async throws {
+        let provider = TestOIDCProvider(roles: ["c19hotline"], clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))
+        try await provider.run {
+            try await PortalHarness.run(on: kind, portal: ["PUBLIC_URL": Self.publicURL], oidc: provider) { h in
+                let browser = h.browser()
+                let login = try await browser.get("/login")
+                #expect(login.text.contains(#"id="sign-in-oidc""#))
+                let callback = try await Self.signIn(browser)
+                #expect(callback.status == 200)
+                #expect(callback.text.contains(#"http-equiv="refresh""#))
+                #expect(browser.cookies["portal_session"] != nil)
+                let start = try await browser.get("/")
+                #expect(start.text.contains(#"id="officer">dr.oidc<"#))
+                // Roles came from the access token: TEST only.
+                #expect(start.text.contains(#"id="issue-test""#))
+                #expect(!start.text.contains(#"id="issue-event""#))
+
+                let page = try await browser.issue("TEST")
+                #expect(page.status == 200)
+                let teleTAN = try PortalBrowser.shownTeleTAN(in: page).replacingOccurrences(of: " ", with: "")
+                try #require(try await h.register(teleTAN: teleTAN).status == 201)
+                #expect(try await h.auditRows() == [["officer": "dr.oidc", "teletan_type": "TEST", "outcome": "issued"]])
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func anExpiredAccessTokenIsRefreshedBeforeTheCall(kind: TestDatabase) async throws {
+        let provider = TestOIDCProvider(accessTokenLifetime: 120, clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))
+        try await provider.run {
+            try await PortalHarness.run(on: kind, portal: ["PUBLIC_URL": Self.publicURL], oidc: provider) { h in
+                let browser = h.browser()
+                try #require(try await Self.signIn(browser).status == 200)
+                h.clock.advance(by: 600)
+                let page = try await browser.issue("TEST")
+                #expect(page.status == 200)
+                #expect(provider.refreshCount == 1)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aCallbackWithoutTheStartingBrowsersStateIsRefused(kind: TestDatabase) async throws {
+        let provider = TestOIDCProvider(clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))
+        try await provider.run {
+            try await PortalHarness.run(on: kind, portal: ["PUBLIC_URL": Self.publicURL], oidc: provider) { h in
+                // The victim's browser is sent the attacker's callback URL (login CSRF): no state cookie, no session.
+                let attacker = h.browser()
+                let start = try await attacker.get("/login/oidc")
+                let provided = try await attacker.get(try #require(start.header("Location")))
+                let callbackURL = Self.local(try #require(provided.header("Location")), attacker)
+                let victim = h.browser()
+                let refused = try await victim.get(callbackURL)
+                #expect(refused.status == 303)
+                #expect(refused.header("Location") == "/login?notice=oidc-failed")
+                #expect(victim.cookies["portal_session"] == nil)
+                // Nor can the callback be replayed after its first use.
+                try #require(try await attacker.get(callbackURL).status == 200)
+                attacker.setCookie("portal_oidc_state", try #require(URLComponents(string: callbackURL)?.queryItems?.first { $0.name == "state" }?.value))
+                let replay = try await attacker.get(callbackURL)
+                #expect(replay.header("Location") == "/login?notice=oidc-failed")
+            }
+        }
+    }
+}
