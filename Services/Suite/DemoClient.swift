@@ -5,6 +5,9 @@ import NIOHTTP1
 
 /// The demo's HTTP: plain requests to the running services, as a lab, a phone and an officer would make them.
 struct DemoClient: Sendable {
+    /// Redirects are the demo's to follow (the portal answers a form with 303), as a browser's steps are its own.
+    private static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+
     struct Response: Sendable {
         let status: Int
         let headers: HTTPHeaders
@@ -19,7 +22,7 @@ struct DemoClient: Sendable {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await Self.client.execute(request, timeout: .seconds(30))
         let collected = try await response.body.collect(upTo: 256 * 1024 * 1024)
         return Response(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
     }

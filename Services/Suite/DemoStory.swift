@@ -84,7 +84,7 @@ struct DemoStory {
     }
 
     /// 14 keys, one per day before today, as a phone would upload them.
-    private func diagnosisKeys(count: Int) throws -> ([UInt8], [[UInt8]]) {
+    func diagnosisKeys(count: Int) throws -> ([UInt8], [[UInt8]]) {
         let today = Int64(Date().timeIntervalSince1970) / 86400
         var payload = SubmissionPayload()
         var keys: [[UInt8]] = []

@@ -2,6 +2,7 @@ import ExposureCore
 import Crypto
 import Foundation
 import Logging
+import Portal
 import Submission
 import TestResult
 import Verification
@@ -33,12 +34,27 @@ enum SuiteLauncher {
         let testResult = try TestResultConfiguration(layout.settings(for: "TESTRESULT", defaults: [
             "DATABASE_URL": layout.database("testresult"),
         ]))
-        // verification, asking test-result on localhost
+        // verification, asking test-result on localhost and trusting the portal's signing key
+        let verificationPort = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [:])).internalListener.port
+        let portal = try PortalConfiguration(layout.settings(for: "PORTAL", defaults: [
+            "DATABASE_URL": layout.database("portal"),
+            "DATA_DIR": layout.dataDirectory.path,
+            "VERIFICATION_URL": "http://127.0.0.1:\(verificationPort)",
+            "HEALTH_AUTHORITIES": "10001=Demo health authority",
+        ]))
+        let portalKey = try PortalSigningKey.load(portal)
+        let portalPublicKeyFile: String
+        if let file = portalKey.publicKeyFile {
+            portalPublicKeyFile = file
+        } else {
+            portalPublicKeyFile = layout.path("portal-signing-key.pub.pem")
+            try portalKey.publicKeyPEM.write(toFile: portalPublicKeyFile, atomically: true, encoding: .utf8)
+        }
         let verification = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [
             "DATABASE_URL": layout.database("verification"),
             "TESTRESULT_URL": "http://127.0.0.1:\(testResult.internalListener.port)",
+            "JWT_PUBLIC_KEY_FILES": portalPublicKeyFile,
         ]))
-
         // submission, spending TANs at verification, with the distribution job on a short schedule, publishing
         // the running hour (development only) and serving the export tree
         let submission = try SubmissionConfiguration(layout.settings(for: "SUBMISSION", defaults: [
@@ -57,7 +73,12 @@ enum SuiteLauncher {
             secrets = try credentials.read()
         } else {
             let labKey = try await TestResultAdmin.addLab("dev-lab", configuration: testResult, environment: environment)
-            let created = [("LAB_ID", "dev-lab"), ("LAB_API_KEY", labKey)]
+            let password = Codes.uuidV4(using: environment.random)
+            _ = try await PortalAdmin.users(
+                ["add", "officer", "--roles", "c19hotline,c19hotline_event"], configuration: portal, environment: environment,
+                password: { password }
+            )
+            let created = [("LAB_ID", "dev-lab"), ("LAB_API_KEY", labKey), ("OFFICER_USER", "officer"), ("OFFICER_PASSWORD", password)]
             try credentials.write(created)
             secrets = Dictionary(uniqueKeysWithValues: created)
             print(firstRunNotice(created, file: credentials.file))
@@ -68,6 +89,7 @@ enum SuiteLauncher {
             bundles.append(try await TestResultService.makeBundle(testResult, environment: environment))
             bundles.append(try await VerificationService.makeBundle(verification, environment: environment))
             bundles.append(try await SubmissionService.makeBundle(submission, environment: environment))
+            bundles.append(try await PortalService.makeBundle(portal, environment: environment))
         } catch {
             for bundle in bundles { await bundle.close() }
             throw error
@@ -79,6 +101,7 @@ enum SuiteLauncher {
             ("test-result", "labs", "http://\(host):\(testResult.labListener.port)"),
             ("test-result", "internal", "http://\(host):\(testResult.internalListener.port)"),
             ("submission", "apps", "http://\(host):\(submission.listener.port)"),
+            ("portal", "officers", "http://\(host):\(portal.listener.port)"),
             ("export tree", "CDN origin", "http://\(host):\(submission.listener.port)/version/v1/diagnosis-keys/country/DE/date"),
         ]
         return Services(
@@ -88,7 +111,7 @@ enum SuiteLauncher {
                 verification: "http://127.0.0.1:\(verification.appListener.port)",
                 testResultLabs: "http://127.0.0.1:\(testResult.labListener.port)",
                 submission: "http://127.0.0.1:\(submission.listener.port)",
-                portal: "http://127.0.0.1:8040"
+                portal: "http://127.0.0.1:\(portal.listener.port)"
             )
         )
     }
@@ -108,10 +131,14 @@ enum SuiteLauncher {
                     verification: verification, testResultLabs: try required("DEMO_TESTRESULT_URL"),
                     submission: try required("DEMO_SUBMISSION_URL"), portal: environment["DEMO_PORTAL_URL"] ?? ""
                 ),
-                credentials: ["LAB_API_KEY": try required("DEMO_LAB_API_KEY")],
+                credentials: [
+                    "LAB_API_KEY": try required("DEMO_LAB_API_KEY"),
+                    "OFFICER_USER": environment["DEMO_OFFICER_USER"], "OFFICER_PASSWORD": environment["DEMO_OFFICER_PASSWORD"],
+                ].compactMapValues { $0 },
                 exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: String(contentsOfFile: keyFile, encoding: .utf8))
             )
             try await story.runTestStory()
+            if story.credentials["OFFICER_USER"] != nil { try await story.runTeleTANStory() }
             print("\nEvery step held.")
             return
         }
@@ -135,6 +162,7 @@ enum SuiteLauncher {
         )
         do {
             try await story.runTestStory()
+            try await story.runTeleTANStory()
             await running?.stop()
             print("\nEvery step held.")
         } catch {

@@ -13,6 +13,7 @@ await CommandLineTool(
                 try await SuiteLauncher.demo(environment: ProcessInfo.processInfo.environment)
             } catch let failure as DemoFailure {
                 print("\nThe demo stopped: \(failure.description)")
+                fflush(nil)
                 exit(1)
             }
         },

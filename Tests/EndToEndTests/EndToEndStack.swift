@@ -11,6 +11,7 @@ final class EndToEndStack: @unchecked Sendable {
     let ports: [String: Int]
     let databases: [String: DatabaseURL]
     let labKey: String
+    let officer: (user: String, password: String)
     let exportPublicKeyFile: URL
     private(set) var processes: [String: ServiceProcess] = [:]
     private let environments: [String: [String: String]]
@@ -19,12 +20,17 @@ final class EndToEndStack: @unchecked Sendable {
     var verificationInternal: String { "http://127.0.0.1:\(ports["verification-internal"]!)" }
     var testResultLabs: String { "http://127.0.0.1:\(ports["testresult"]!)" }
     var submission: String { "http://127.0.0.1:\(ports["submission"]!)" }
+    var portal: String { "http://127.0.0.1:\(ports["portal"]!)" }
 
-    private init(directory: URL, ports: [String: Int], databases: [String: DatabaseURL], labKey: String, exportPublicKeyFile: URL, environments: [String: [String: String]]) {
+    private init(
+        directory: URL, ports: [String: Int], databases: [String: DatabaseURL], labKey: String, officer: (String, String),
+        exportPublicKeyFile: URL, environments: [String: [String: String]]
+    ) {
         self.directory = directory
         self.ports = ports
         self.databases = databases
         self.labKey = labKey
+        self.officer = officer
         self.exportPublicKeyFile = exportPublicKeyFile
         self.environments = environments
     }
@@ -34,13 +40,17 @@ final class EndToEndStack: @unchecked Sendable {
         try await kind.withFreshDatabaseURL { testResultDB in
             try await kind.withFreshDatabaseURL { verificationDB in
                 try await kind.withFreshDatabaseURL { submissionDB in
-                    let stack = try await start(databases: ["testresult": testResultDB, "verification": verificationDB, "submission": submissionDB])
-                    do {
-                        try await body(stack)
-                        stack.stopAll()
-                    } catch {
-                        stack.stopAll()
-                        throw error
+                    try await kind.withFreshDatabaseURL { portalDB in
+                        let stack = try await start(databases: [
+                            "testresult": testResultDB, "verification": verificationDB, "submission": submissionDB, "portal": portalDB,
+                        ])
+                        do {
+                            try await body(stack)
+                            stack.stopAll()
+                        } catch {
+                            stack.stopAll()
+                            throw error
+                        }
                     }
                 }
             }
@@ -57,11 +67,26 @@ final class EndToEndStack: @unchecked Sendable {
         try signingKey.publicKey.pemRepresentation.write(to: publicKeyFile, atomically: true, encoding: .utf8)
 
         var ports: [String: Int] = [:]
-        for name in ["testresult", "testresult-internal", "verification", "verification-internal", "submission"] {
+        for name in ["testresult", "testresult-internal", "verification", "verification-internal", "submission", "portal"] {
             ports[name] = ServiceProcess.freePort()
         }
         let base = ["BIND_HOST": "127.0.0.1", "LOG_LEVEL": "info"]
+        // The portal's signing key first: verification is configured to trust its public key.
+        let portalEnvironment = base.merging([
+            "DATABASE_URL": databases["portal"]!.connectionString, "PORT": "\(ports["portal"]!)",
+            "VERIFICATION_URL": "http://127.0.0.1:\(ports["verification-internal"]!)", "DATA_DIR": directory.path, "BCRYPT_COST": "4",
+        ]) { $1 }
+        let signing = try ServiceProcess.run("portal-service", ["signing-key"], environment: portalEnvironment)
+        guard signing.status == 0, let portalPublicKey = signing.output.split(separator: "\n").last(where: { $0.hasSuffix(".pub.pem") }) else {
+            throw ServiceProcessError.exited("portal-service signing-key", signing.status, signing.output)
+        }
+        let officerOutput = try ServiceProcess.run("portal-service", ["users", "add", "e2e-officer", "--roles", "c19hotline"], environment: portalEnvironment)
+        guard officerOutput.status == 0, let passwordLine = officerOutput.output.split(separator: "\n").first(where: { $0.contains("shown only once") }),
+              let password = passwordLine.split(separator: " ").last else {
+            throw ServiceProcessError.exited("portal-service users add", officerOutput.status, officerOutput.output)
+        }
         let environments: [String: [String: String]] = [
+            "portal-service": portalEnvironment,
             "testresult-service": base.merging([
                 "DATABASE_URL": databases["testresult"]!.connectionString,
                 "PORT": "\(ports["testresult"]!)", "INTERNAL_PORT": "\(ports["testresult-internal"]!)",
@@ -70,6 +95,7 @@ final class EndToEndStack: @unchecked Sendable {
                 "DATABASE_URL": databases["verification"]!.connectionString,
                 "PORT": "\(ports["verification"]!)", "INTERNAL_PORT": "\(ports["verification-internal"]!)",
                 "TESTRESULT_URL": "http://127.0.0.1:\(ports["testresult-internal"]!)", "TESTRESULT_TIMEOUT": "2s",
+                "JWT_PUBLIC_KEY_FILES": String(portalPublicKey),
             ]) { $1 },
             "submission-service": base.merging([
                 "DATABASE_URL": databases["submission"]!.connectionString, "PORT": "\(ports["submission"]!)",
@@ -84,13 +110,15 @@ final class EndToEndStack: @unchecked Sendable {
             throw ServiceProcessError.exited("testresult-service labs add", labs.status, labs.output)
         }
         let stack = EndToEndStack(
-            directory: directory, ports: ports, databases: databases, labKey: String(key), exportPublicKeyFile: publicKeyFile,
+            directory: directory, ports: ports, databases: databases, labKey: String(key),
+            officer: ("e2e-officer", String(password)), exportPublicKeyFile: publicKeyFile,
             environments: environments
         )
         do {
             try await stack.start("testresult-service", readyAt: stack.testResultLabs)
             try await stack.start("verification-service", readyAt: stack.verification)
             try await stack.start("submission-service", readyAt: stack.submission)
+            try await stack.start("portal-service", readyAt: stack.portal)
         } catch {
             stack.stopAll()
             throw error

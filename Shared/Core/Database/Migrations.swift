@@ -23,8 +23,9 @@ public struct Migration: Sendable {
 /// Applies a service's migrations in order at start-up.
 ///
 /// Each service records its own versions (`service` column), so several services may share one database.
-/// On PostgreSQL an advisory lock makes replicas that start together take turns: the first migrates,
-/// the others find nothing left to do. Each migration runs in its own transaction.
+/// On PostgreSQL an advisory lock (one for every service, since they may share the bookkeeping table) makes
+/// replicas that start together take turns: the first migrates, the others find nothing left to do. Each
+/// migration runs in its own transaction.
 public struct Migrator: Sendable {
     public let service: String
     public let migrations: [Migration]
@@ -38,23 +39,14 @@ public struct Migrator: Sendable {
     /// Applies what is missing; returns the versions it applied.
     @discardableResult
     public func migrate(_ database: Database, clock: any WallClock = SystemClock(), logger: Logger) async throws -> [Int] {
-        try await database.withConnection { connection in
-            try await connection.raw("""
-                CREATE TABLE IF NOT EXISTS schema_migrations (
-                    service TEXT NOT NULL,
-                    version INTEGER NOT NULL,
-                    name TEXT NOT NULL,
-                    applied_at BIGINT NOT NULL,
-                    PRIMARY KEY (service, version)
-                )
-                """).run()
-        }
         if database.dialect == .postgres {
-            // Session-level lock on one pooled connection; the work below happens on that same connection.
+            // Session-level lock on one pooled connection; everything below happens on that same connection, the
+            // creation of the bookkeeping table included (concurrent CREATE TABLE IF NOT EXISTS can collide).
             return try await database.withConnection { connection in
-                let key = Self.lockKey(for: service)
+                let key = Self.lockKey(for: "schema")
                 try await connection.raw("SELECT pg_advisory_lock(\(bind: key))").run()
                 do {
+                    try await Self.createBookkeeping(on: connection)
                     let applied = try await applyMissing(on: connection, dialect: .postgres, clock: clock, logger: logger)
                     try await connection.raw("SELECT pg_advisory_unlock(\(bind: key))").run()
                     return applied
@@ -67,9 +59,22 @@ public struct Migrator: Sendable {
             // SQLite: one IMMEDIATE transaction holds the file's write lock from reading the applied versions to
             // the last migration, so two processes opening the same file take turns (SQLite DDL is transactional).
             return try await database.transaction { connection in
-                try await applyMissing(on: connection, dialect: .sqlite, clock: clock, logger: logger)
+                try await Self.createBookkeeping(on: connection)
+                return try await applyMissing(on: connection, dialect: .sqlite, clock: clock, logger: logger)
             }
         }
+    }
+
+    private static func createBookkeeping(on connection: any SQLDatabase) async throws {
+        try await connection.raw("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                service TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                applied_at BIGINT NOT NULL,
+                PRIMARY KEY (service, version)
+            )
+            """).run()
     }
 
     private func applyMissing(

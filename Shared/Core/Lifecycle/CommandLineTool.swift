@@ -55,14 +55,18 @@ public struct CommandLineTool: Sendable {
             Observability.bootstrapLogging(level: common.logLevel, format: common.logFormat)
             Observability.bootstrapMetrics()
             try await command.run(rest, settings)
+            fflush(nil)
             exit(0)
         } catch let error as ConfigurationError {
+            fflush(nil)
             FileHandle.standardError.write(Data("\(tool): \(error.description)\n".utf8))
             exit(2)
         } catch let error as UsageError {
+            fflush(nil)
             FileHandle.standardError.write(Data("\(tool) \(name): \(error.message)\n".utf8))
             exit(64)
         } catch {
+            fflush(nil)
             FileHandle.standardError.write(Data("\(tool) \(name): \(String(describing: error))\n".utf8))
             exit(1)
         }
