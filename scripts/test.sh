@@ -2,7 +2,7 @@
 # Runs every test of ExposureSuite against SQLite and a real PostgreSQL.
 #
 #   scripts/test.sh                 # starts a throwaway PostgreSQL, runs all tests, stops it
-#   scripts/test.sh --filter Verif  # extra arguments go to `swift test`
+#   scripts/test.sh --filter Verif  # extra arguments go to `swift test` (and leave out the browser test)
 #   TEST_POSTGRES_URL=postgres://user@host:5432/postgres scripts/test.sh   # use your own server
 #
 # The throwaway server lives in a temporary directory on a free port, with fsync off, and is removed
@@ -72,3 +72,9 @@ log "building"
 swift build --build-tests
 log "running tests (SQLite and PostgreSQL)"
 swift test --skip-build "$@"
+
+# The portal in a real (headless) browser, unless only some tests were asked for.
+if [[ $# -eq 0 && "${BROWSER_TESTS:-1}" != 0 ]]; then
+    log "running the browser test (BROWSER_TESTS=0 leaves it out)"
+    SKIP_BUILD=1 scripts/browser-test.sh
+fi

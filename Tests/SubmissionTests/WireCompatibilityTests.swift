@@ -45,7 +45,17 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try run(["protoc", "--python_out=\(directory.path)", "-I", fixtures.path, "submission_contract.proto"])
-        return try run(["python3", fixtures.appendingPathComponent("make_payload.py").path, directory.path, "\(today)"])
+        return try run([python, fixtures.appendingPathComponent("make_payload.py").path, directory.path, "\(today)"])
+    }
+
+    /// A Python 3 that has the protobuf package: `PYTHON` if set, else the system interpreter (where Debian's
+    /// python3-protobuf lives), else the first `python3` on PATH.
+    static var python: String {
+        if let configured = ProcessInfo.processInfo.environment["PYTHON"], !configured.isEmpty { return configured }
+        for candidate in ["/usr/bin/python3", "python3"] where (try? run([candidate, "-c", "import google.protobuf"])) != nil {
+            return candidate
+        }
+        return "python3"
     }
 
     struct ToolFailed: Error, CustomStringConvertible {
