@@ -6,16 +6,8 @@ await CommandLineTool(
     tool: "portal-service",
     summary: "the web portal where public-health officers issue teleTANs",
     commands: [
-        .init("serve", summary: "migrate the database and serve the portal") { _, settings in
-            let configuration = try PortalConfiguration(settings)
-            let logger = Logger(label: "exposure.portal")
-            let bundle = try await PortalService.makeBundle(configuration, environment: ServiceEnvironment(logger: logger))
-            try await ServiceRunner.run([bundle], logger: logger)
-        },
-        .init("migrate", summary: "apply database migrations and exit") { _, settings in
-            let configuration = try PortalConfiguration(settings)
-            try await PortalService.migrate(configuration, environment: ServiceEnvironment(logger: Logger(label: "exposure.portal")))
-        },
+        .serve(service: "portal", summary: "migrate the database and serve the portal", configuration: { try PortalConfiguration($0) }, bundle: PortalService.makeBundle),
+        .migrate(service: "portal", configuration: { try PortalConfiguration($0) }, migrate: PortalService.migrate),
         .init("users", summary: "local accounts: users add <name> --roles c19hotline,c19hotline_event | list | disable <name> | enable <name> | set-password <name>") { words, settings in
             let configuration = try PortalConfiguration(settings)
             print(try await PortalAdmin.users(words, configuration: configuration, environment: ServiceEnvironment(logger: Logger(label: "exposure.portal"))))

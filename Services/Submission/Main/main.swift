@@ -4,14 +4,14 @@ import Submission
 
 await CommandLineTool(
     tool: "submission-service",
-    summary: "diagnosis keys in, with a TAN verified by the verification service",
+    summary: "diagnosis keys in, with a TAN verified by the verification service; signed export files out",
     commands: [
-        .init("serve", summary: "migrate the database and serve the app-facing listener (and the retention job)") { _, settings in
-            let configuration = try SubmissionConfiguration(settings)
-            let logger = Logger(label: "exposure.submission")
-            let bundle = try await SubmissionService.makeBundle(configuration, environment: ServiceEnvironment(logger: logger))
-            try await ServiceRunner.run([bundle], logger: logger)
-        },
+        .serve(
+            service: "submission",
+            summary: "migrate the database and serve the app-facing listener (with the retention and distribution jobs)",
+            configuration: { try SubmissionConfiguration($0) },
+            bundle: SubmissionService.makeBundle
+        ),
         .init("distribute", summary: "publish signed export files and indexes once, then exit") { _, settings in
             let configuration = try SubmissionConfiguration(settings)
             let logger = Logger(label: "exposure.submission")
@@ -22,9 +22,6 @@ await CommandLineTool(
                 print("Another replica is running the distribution; nothing done.")
             }
         },
-        .init("migrate", summary: "apply database migrations and exit") { _, settings in
-            let configuration = try SubmissionConfiguration(settings)
-            try await SubmissionService.migrate(configuration, environment: ServiceEnvironment(logger: Logger(label: "exposure.submission")))
-        },
+        .migrate(service: "submission", configuration: { try SubmissionConfiguration($0) }, migrate: SubmissionService.migrate),
     ]
 ).main()

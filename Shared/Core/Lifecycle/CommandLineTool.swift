@@ -111,3 +111,31 @@ extension Array where Element == String {
         return result
     }
 }
+
+extension CommandLineTool.Command {
+    /// `serve`: reads the service's configuration, builds its bundle (which migrates the database) and runs it until
+    /// SIGTERM or SIGINT.
+    public static func serve<Configuration: Sendable>(
+        service: String,
+        summary: String,
+        configuration: @escaping @Sendable (Settings) throws -> Configuration,
+        bundle: @escaping @Sendable (Configuration, ServiceEnvironment) async throws -> ServiceBundle
+    ) -> Self {
+        .init("serve", summary: summary) { _, settings in
+            let configuration = try configuration(settings)
+            let logger = Logger(label: "exposure.\(service)")
+            try await ServiceRunner.run([try await bundle(configuration, ServiceEnvironment(logger: logger))], logger: logger)
+        }
+    }
+
+    /// `migrate`: applies the service's migrations and exits.
+    public static func migrate<Configuration: Sendable>(
+        service: String,
+        configuration: @escaping @Sendable (Settings) throws -> Configuration,
+        migrate: @escaping @Sendable (Configuration, ServiceEnvironment) async throws -> Void
+    ) -> Self {
+        .init("migrate", summary: "apply database migrations and exit") { _, settings in
+            try await migrate(try configuration(settings), ServiceEnvironment(logger: Logger(label: "exposure.\(service)")))
+        }
+    }
+}
