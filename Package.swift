@@ -188,7 +188,12 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
-        .testTarget(name: "VerificationTests", dependencies: ["Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "VerificationTests", dependencies: [
+            "Verification", "TestResult", "ExposureTestSupport",
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
             "Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
