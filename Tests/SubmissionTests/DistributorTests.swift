@@ -159,3 +159,56 @@ import Testing
         }
     }
 }
+
+/// The key files checked by tools that share nothing with this code base: Python's zipfile and protobuf (from a
+/// `.proto` written from the contract) to read them, OpenSSL to verify the signature.
+@Suite struct IndependentExportCheckTests {
+    @Test(arguments: TestDatabase.all)
+    func pythonReadsAndOpenSSLVerifiesAPublishedFile(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            let keys = (0..<3).map { Payloads.key(UInt8(200 + $0), today: h.today, daysAgo: Int32($0 + 1), risk: 7) }
+            #expect(try await h.submit(Payloads.bytes(keys), tan: h.verification.issue()).status == 200)
+            try await DistributorTests().withDistributor(h) { run in
+                let submitted = h.clock.now()
+                h.clock.advance(by: 3600)
+                _ = try await run.distributor.run(now: h.clock.now())
+                let path = run.layout.hour(ExportTreeLayout.date(day: submitted.epochSeconds / 86400), Int(submitted.epochSeconds / 3600 % 24))
+
+                let work = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: work) }
+                let fixtures = WireCompatibilityTests.fixtures
+                _ = try WireCompatibilityTests.run(["protoc", "--python_out=\(work.path)", "-I", fixtures.path, "export_contract.proto"])
+                let report = try WireCompatibilityTests.run([
+                    WireCompatibilityTests.python, fixtures.appendingPathComponent("read_export.py").path,
+                    work.path, run.writer.fileURL(path).path, work.path,
+                ])
+                let json = try #require(try JSONSerialization.jsonObject(with: report) as? [String: Any])
+                #expect(json["entries"] as? [String] == ["export.bin", "export.sig"])
+                #expect(json["region"] as? String == "DE")
+                #expect(json["algorithm"] as? String == "1.2.840.10045.4.3.2")
+                #expect(json["keys"] as? [String] == keys.map { Data($0.keyData).map { String(format: "%02x", $0) }.joined() })
+                #expect(json["reportTypes"] as? [Int] == [1, 1, 1])
+                #expect(json["daysSinceOnset"] as? [Int] == [1, 1, 1])
+
+                let publicKey = work.appendingPathComponent("public.pem")
+                try run.key.publicKey.pemRepresentation.write(to: publicKey, atomically: true, encoding: .utf8)
+                let verified = try WireCompatibilityTests.run([
+                    "openssl", "dgst", "-sha256", "-verify", publicKey.path,
+                    "-signature", work.appendingPathComponent("signature.der").path, work.appendingPathComponent("export.bin").path,
+                ])
+                #expect(String(decoding: verified, as: UTF8.self).contains("Verified OK"))
+                // A changed byte fails the independent check too.
+                var tampered = try Data(contentsOf: work.appendingPathComponent("export.bin"))
+                tampered[tampered.count - 1] ^= 1
+                try tampered.write(to: work.appendingPathComponent("export.bin"))
+                #expect(throws: (any Error).self) {
+                    _ = try WireCompatibilityTests.run([
+                        "openssl", "dgst", "-sha256", "-verify", publicKey.path,
+                        "-signature", work.appendingPathComponent("signature.der").path, work.appendingPathComponent("export.bin").path,
+                    ])
+                }
+            }
+        }
+    }
+}
