@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Distribution benchmark: wall time and peak memory of `submission-service distribute` over N stored keys.
+#
+#   scripts/bench-distribution.sh                 # 10,000, 100,000 and 1,000,000 keys, release build, SQLite
+#   BUILD=debug scripts/bench-distribution.sh 100000
+#
+# Keys are random, spread over the last 9 days of submissions with risk levels 3..8, inserted straight into a
+# SQLite database migrated by the service itself. Results are printed as a markdown table for docs/benchmarks.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-release}
+COUNTS=("$@")
+((${#COUNTS[@]})) || COUNTS=(10000 100000 1000000)
+
+swift build -c "$BUILD" --product submission-service >&2
+BIN=$(swift build -c "$BUILD" --show-bin-path)/submission-service
+
+printf '| keys | build | wall time (s) | peak RSS (MB) | files written |\n|---:|---|---:|---:|---:|\n'
+for count in "${COUNTS[@]}"; do
+    work=$(mktemp -d /tmp/bench-distribution.XXXXXX)
+    export DATABASE_URL="sqlite://$work/submission.db" DATA_DIR="$work" EXPORT_DIR="$work/exports" LOG_LEVEL=error
+    "$BIN" migrate
+    python3 - "$work/submission.db" "$count" <<'PY'
+import os, random, sqlite3, sys, time
+path, count = sys.argv[1], int(sys.argv[2])
+now_hour = int(time.time()) // 3600
+today_interval = int(time.time()) // 600 // 144 * 144
+db = sqlite3.connect(path)
+rows = []
+for i in range(count):
+    age_hours = random.randrange(2, 9 * 24)
+    rows.append((os.urandom(16), today_interval - 144 * random.randrange(1, 14), 144, random.randrange(3, 9), 2, 1,
+                 "DE", "DE", 0, 0, now_hour - age_hours))
+db.executemany("INSERT INTO diagnosis_keys VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+db.commit()
+PY
+    output=$( { /usr/bin/time -f 'TIME %e %M' "$BIN" distribute; } 2>&1 )
+    read -r seconds kilobytes < <(grep '^TIME' <<<"$output" | awk '{print $2, $3}')
+    files=$(grep -o '[0-9]* new file' <<<"$output" | awk '{print $1}')
+    printf '| %s | %s | %s | %s | %s |\n' "$count" "$BUILD" "$seconds" "$((kilobytes / 1024))" "$files"
+    rm -rf "$work"
+done
