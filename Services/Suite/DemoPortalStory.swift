@@ -67,10 +67,6 @@ extension DemoStory {
         print("5. The officer signs out: \(loggedOut.status)")
     }
 
-    func expectDemo(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-        if !condition { throw DemoFailure(message()) }
-    }
-
     /// The value of the first hidden input named `name`.
     static func hiddenValue(_ name: String, in html: String) -> String? {
         guard let range = html.range(of: "name=\"\(name)\" value=\"") else { return nil }

@@ -21,7 +21,9 @@ struct DemoStory {
     let random = SystemRandomSource()
 
     private func say(_ line: String) { print(line) }
-    private func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+
+    /// Throws the demo's failure, in plain words, when a step did not hold.
+    func expectDemo(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         if !condition { throw DemoFailure(message()) }
     }
 
@@ -35,7 +37,7 @@ struct DemoStory {
             ["testResults": [["id": hashedGUID, "result": 2]]],
             headers: [("Authorization", "Bearer \(labKey)")]
         )
-        try expect(lab.status == 204, "the lab's upload was answered \(lab.status): \(lab.text)")
+        try expectDemo(lab.status == 204, "the lab's upload was answered \(lab.status): \(lab.text)")
         say("1. The lab posts a positive result for test \(guid.prefix(8))… (stored under its SHA-256 only): \(lab.status)")
 
         let registration = try await http.postJSON(endpoints.verification + "/version/v1/registrationToken",
@@ -50,15 +52,15 @@ struct DemoStory {
         while result != 2 && polls < 10 {
             polls += 1
             let poll = try await http.postJSON(endpoints.verification + "/version/v1/testresult", ["registrationToken": token], headers: [("cwa-fake", "0")])
-            try expect(poll.status == 200, "polling was answered \(poll.status)")
+            try expectDemo(poll.status == 200, "polling was answered \(poll.status)")
             result = poll.json["testResult"] as? Int ?? -1
         }
-        try expect(result == 2, "the result stayed \(result)")
+        try expectDemo(result == 2, "the result stayed \(result)")
         say("3. It polls the result: positive (2) after \(polls) poll(s)")
 
         let fake = try await http.postJSON(endpoints.verification + "/version/v1/testresult",
                                            ["registrationToken": Codes.uuidV4(using: random)], headers: [("cwa-fake", "1")])
-        try expect(fake.status == 200, "a fake poll was answered \(fake.status)")
+        try expectDemo(fake.status == 200, "a fake poll was answered \(fake.status)")
         say("   (its fake polls look the same on the wire: \(fake.status), \(fake.body.count) bytes)")
 
         let tanResponse = try await http.postJSON(endpoints.verification + "/version/v1/tan", ["registrationToken": token], headers: [("cwa-fake", "0")])
@@ -71,13 +73,13 @@ struct DemoStory {
         let upload = try await http.send(.POST, endpoints.submission + "/version/v1/diagnosis-keys", headers: [
             ("Content-Type", "application/x-protobuf"), ("cwa-fake", "0"), ("cwa-authorization", tan),
         ], body: payload)
-        try expect(upload.status == 200, "the upload was answered \(upload.status): \(upload.text)")
+        try expectDemo(upload.status == 200, "the upload was answered \(upload.status): \(upload.text)")
         say("5. It uploads its 14 daily keys (\(payload.count) bytes of protobuf) with the TAN: \(upload.status)")
 
         let replay = try await http.send(.POST, endpoints.submission + "/version/v1/diagnosis-keys", headers: [
             ("Content-Type", "application/x-protobuf"), ("cwa-fake", "0"), ("cwa-authorization", tan),
         ], body: payload)
-        try expect(replay.status == 403, "the second upload with the same TAN was answered \(replay.status)")
+        try expectDemo(replay.status == 403, "the second upload with the same TAN was answered \(replay.status)")
         say("6. A second upload with the same TAN is refused: \(replay.status)")
 
         try await findPublished(keys)
@@ -126,7 +128,7 @@ struct DemoStory {
                     let verified = exportPublicKey.map { $0.isValidSignature(signature, for: binary) }
                     say("7. The distribution run publishes hour \(hour) of \(date): \(export.keys.count) key(s) in a signed file of \(file.body.count) bytes")
                     if let verified {
-                        try expect(verified, "the export signature does not verify with the suite's public key")
+                        try expectDemo(verified, "the export signature does not verify with the suite's public key")
                         say("8. The phone downloads it, verifies the ECDSA P-256 signature: valid, and finds \(lastFound) of its 14 keys")
                     }
                     if lastFound < keys.count {

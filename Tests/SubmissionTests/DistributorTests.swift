@@ -20,7 +20,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         var variables = ["EXPORT_DIR": root.path, "SHIFTING_THRESHOLD": "1"]
         variables.merge(extra) { $1 }
-        let configuration = try DistributionConfiguration(TestServices.settings(variables))
+        let configuration = try DistributionConfiguration(TestServices.settings(variables), country: "DE")
         let key = P256.Signing.PrivateKey()
         let signer = ExportSigner(privateKey: key, signatureInfo: ExportSigner.signatureInfo(appBundleID: "app", keyVersion: "v1", keyID: "262"))
         try await body(Run(

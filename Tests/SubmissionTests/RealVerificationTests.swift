@@ -46,15 +46,20 @@ import Testing
                             ]) { $1 }))
                             let submissionBundle = try await SubmissionService.makeBundle(submission, environment: environment)
                             let database = try await Database.connect(submissionDB, poolSize: 1, logger: TestLogger.quiet)
-                            defer { Task { await database.shutdown() } }
-                            try await TestServices.withRunning([submissionBundle]) { third in
-                                try await body(Stack(
-                                    submission: await TestServices.client(third, SubmissionService.name, SubmissionService.listener),
-                                    verification: await TestServices.client(second, VerificationService.name, VerificationService.appListener),
-                                    verificationInternal: await TestServices.client(second, VerificationService.name, VerificationService.internalListener),
-                                    lab: await TestServices.client(first, TestResultService.name, TestResultService.labListener),
-                                    labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database)
-                                ))
+                            do {
+                                try await TestServices.withRunning([submissionBundle]) { third in
+                                    try await body(Stack(
+                                        submission: await TestServices.client(third, SubmissionService.name, SubmissionService.listener),
+                                        verification: await TestServices.client(second, VerificationService.name, VerificationService.appListener),
+                                        verificationInternal: await TestServices.client(second, VerificationService.name, VerificationService.internalListener),
+                                        lab: await TestServices.client(first, TestResultService.name, TestResultService.labListener),
+                                        labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database)
+                                    ))
+                                }
+                                await database.shutdown()
+                            } catch {
+                                await database.shutdown()
+                                throw error
                             }
                         }
                     }

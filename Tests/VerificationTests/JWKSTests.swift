@@ -14,12 +14,8 @@ import Testing
     /// A provider that publishes one ES256 key under the key id `kid`.
     func withJWKS(key: P256.Signing.PrivateKey, kid: String, _ body: (String) async throws -> Void) async throws {
         let raw = Array(key.publicKey.rawRepresentation)
-        func base64URL(_ bytes: [UInt8]) -> String {
-            Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-        }
         let jwks = """
-            {"keys":[{"kty":"EC","crv":"P-256","use":"sig","alg":"ES256","kid":"\(kid)","x":"\(base64URL(Array(raw[0..<32])))","y":"\(base64URL(Array(raw[32..<64])))"}]}
+            {"keys":[{"kty":"EC","crv":"P-256","use":"sig","alg":"ES256","kid":"\(kid)","x":"\(raw[0..<32].base64URLString)","y":"\(raw[32..<64].base64URLString)"}]}
             """
         let router = Router()
         router.get("/realms/health/protocol/openid-connect/certs") { _, _ in

@@ -30,11 +30,7 @@ public struct SubmissionConfiguration: Sendable {
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db")
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
-        let urlText = settings.string("VERIFICATION_URL", default: "http://localhost:8011")
-        guard let url = URL(string: urlText), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false else {
-            throw ConfigurationError(variable: "VERIFICATION_URL", reason: "must be an http:// or https:// URL, got '\(urlText)'")
-        }
-        verificationURL = url
+        verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
         verification = DownstreamPolicy(
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(3), minimum: .milliseconds(100)),
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 3, in: 1...10)
@@ -74,6 +70,6 @@ public struct SubmissionConfiguration: Sendable {
         keyPaddingMultiplier = try settings.int("KEY_PADDING_MULTIPLIER", default: 1, in: 1...100)
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         metricsBatchSize = try settings.int("METRICS_BATCH_SIZE", default: 20, in: 1...100_000)
-        distribution = try DistributionConfiguration(settings, serveExportsByDefault: serveExportsByDefault)
+        distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
     }
 }

@@ -38,6 +38,16 @@ extension Sequence where Element == UInt8 {
     }
 }
 
+extension Sequence where Element == UInt8 {
+    /// Unpadded base64url (RFC 4648 §5), as tokens, keys and JWKs use it.
+    public var base64URLString: String {
+        Data(self).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
 extension Array where Element == UInt8 {
     /// Parses hexadecimal text (either case); nil when it is not hex or has an odd length.
     public init?(hex: String) {

@@ -27,16 +27,14 @@ public struct DistributionConfiguration: Sendable {
     /// Publish the running hour too (`DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS`; development and demos only).
     public var includeIncompleteHours: Bool
 
-    public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
+    /// - Parameter country: the home country (`HOME_COUNTRY`, validated by `SubmissionConfiguration`): the export region.
+    public init(_ settings: Settings, country: String, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
         includeIncompleteHours = try settings.bool("DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS", default: false)
         let data = settings.string("DATA_DIR", default: "data")
         exportDirectory = URL(fileURLWithPath: settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
         signingKeyFile = settings.optionalString("SIGNING_KEY_FILE")
         developmentKeyPath = data + "/export-signing-key.pem"
-        country = settings.string("HOME_COUNTRY", default: "DE").uppercased()
-        guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            throw ConfigurationError(variable: "HOME_COUNTRY", reason: "must be an ISO 3166 alpha-2 code such as DE, got '\(country)'")
-        }
+        self.country = country
         appBundleID = settings.string("SIGNATURE_APP_BUNDLE_ID", default: "de.rki.coronawarnapp")
         keyVersion = settings.string("SIGNATURE_KEY_VERSION", default: "v1")
         keyID = settings.string("SIGNATURE_KEY_ID", default: "262")
