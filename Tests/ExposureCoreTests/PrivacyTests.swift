@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureTestSupport
 import Foundation
 import Testing
 
@@ -24,16 +25,28 @@ import Testing
         #expect(throws: APIError.self) { try FakeRequestHeader.isFake("true") }
     }
 
-    @Test func latencyMatcherTracksEachEndpointSeparately() {
-        let matcher = LatencyMatcher(initialMean: 0.01, smoothing: 0.5, random: SeededRandomSource(seed: 5))
+    @Test func latencyMatcherDrawsFakeDelaysFromEachEndpointsRecentRealOnes() {
+        let matcher = LatencyMatcher(initialMean: 0.01, windowSize: 4, random: SeededRandomSource(seed: 5))
         #expect(matcher.mean(endpoint: "a") == 0.01)
-        matcher.record(endpoint: "a", seconds: 0.2)
-        matcher.record(endpoint: "a", seconds: 0.2)
+        for seconds in [0.1, 0.2, 0.3] { matcher.record(endpoint: "a", seconds: seconds) }
         matcher.record(endpoint: "b", seconds: 0.002)
         #expect(abs(matcher.mean(endpoint: "a") - 0.2) < 1e-9)
         #expect(abs(matcher.mean(endpoint: "b") - 0.002) < 1e-9)
-        // Delays follow an exponential law with the endpoint's mean.
-        let delays = (0..<20_000).map { _ in matcher.fakeDelay(endpoint: "a") }
+        // Every delay is one of the endpoint's recorded durations, and each of them is drawn.
+        let delays = (0..<3_000).map { _ in matcher.fakeDelay(endpoint: "a") }
+        #expect(Set(delays) == [0.1, 0.2, 0.3])
+        for value in [0.1, 0.2, 0.3] {
+            #expect((900...1_100).contains(delays.count { $0 == value }), "\(value) drawn unevenly")
+        }
+        #expect(Set((0..<100).map { _ in matcher.fakeDelay(endpoint: "b") }) == [0.002])
+        // The window keeps the most recent durations only.
+        for seconds in [1.0, 2.0, 3.0, 4.0] { matcher.record(endpoint: "a", seconds: seconds) }
+        #expect(Set((0..<1_000).map { _ in matcher.fakeDelay(endpoint: "a") }) == [1.0, 2.0, 3.0, 4.0])
+    }
+
+    @Test func beforeAnyRealRequestFakesWaitAroundTheInitialMean() {
+        let matcher = LatencyMatcher(initialMean: 0.2, random: SeededRandomSource(seed: 8))
+        let delays = (0..<20_000).map { _ in matcher.fakeDelay(endpoint: "new") }
         let mean = delays.reduce(0, +) / Double(delays.count)
         #expect(abs(mean - 0.2) < 0.02)
         #expect(delays.allSatisfy { $0 >= 0 && $0 <= 4.0 })
@@ -51,5 +64,22 @@ import Testing
         clock.advance(by: 3600)
         #expect(bucket.tryTake() && bucket.tryTake() && bucket.tryTake())
         #expect(!bucket.hasToken())
+    }
+
+    @Test func kolmogorovSmirnovMatchesReferenceValues() {
+        // Tail values of the Kolmogorov distribution and a two-sample result, as computed by SciPy 1.17
+        // (`kstwobign.sf`, `ks_2samp(..., method="asymp")`).
+        for (lambda, tail) in [(0.5, 0.96395), (1.0, 0.27000), (1.36, 0.049486), (1.63, 0.0098464)] {
+            #expect(abs(KolmogorovSmirnov.kolmogorovTail(lambda) - tail) < 1e-4, "λ = \(lambda)")
+        }
+        let first = Array(repeating: (1...10).map(Double.init), count: 3).flatMap { $0 }
+        let second = Array(repeating: (4...13).map(Double.init), count: 3).flatMap { $0 }
+        let result = KolmogorovSmirnov(first, second)
+        #expect(abs(result.statistic - 0.3) < 1e-12)
+        #expect(abs(result.pValue - 0.108) < 0.005)
+        // Identical samples cannot be told apart; disjoint ones can.
+        #expect(KolmogorovSmirnov(first, first).pValue == 1)
+        let disjoint = KolmogorovSmirnov((0..<300).map(Double.init), (300..<600).map(Double.init))
+        #expect(disjoint.statistic == 1 && disjoint.pValue < 1e-12)
     }
 }

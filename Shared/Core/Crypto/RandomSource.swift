@@ -67,3 +67,12 @@ public final class SeededRandomSource: RandomSource, @unchecked Sendable {
         return Array(result.prefix(count))
     }
 }
+
+/// Any `RandomSource` as a standard-library generator, for `shuffle(using:)` and `random(in:using:)`.
+public struct RandomSourceGenerator: RandomNumberGenerator {
+    private let source: any RandomSource
+
+    public init(_ source: any RandomSource) { self.source = source }
+
+    public mutating func next() -> UInt64 { source.uint64() }
+}

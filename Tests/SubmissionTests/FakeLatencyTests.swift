@@ -1,0 +1,47 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+
+@testable import Submission
+
+/// An observer timing uploads cannot tell fake ones from real ones: the two latency distributions pass a
+/// two-sample Kolmogorov–Smirnov test. Real uploads go through the real verification service with fresh TANs.
+@Suite(.serialized) struct FakeLatencyTests {
+    static let count = 300
+    static let warmUp = 150
+
+    @Test(arguments: TestDatabase.all)
+    func fakeUploadsTakeAsLongAsRealOnes(kind: TestDatabase) async throws {
+        try await RealVerificationStack.run(kind) { stack in
+            let tans = try await stack.positiveTANs(Self.warmUp + 2 * Self.count)
+            let random = SystemRandomSource()
+            var next = 0
+            func upload(tan: String, fake: Bool) async throws {
+                // What the apps send: fourteen keys, real or not.
+                let today = Payloads.today(Date())
+                let keys = (1...14).map { day in
+                    var key = Payloads.key(0, today: today, daysAgo: Int32(day))
+                    key.keyData = Data(random.bytes(count: 16))
+                    return key
+                }
+                let response = try await stack.submission.postRaw(
+                    SubmissionHarness.path, Payloads.bytes(keys),
+                    headers: [("cwa-fake", fake ? "1" : "0"), ("cwa-authorization", tan)], contentType: "application/x-protobuf")
+                try #require(response.status == 200, "\(response.text)")
+            }
+            func real(_: Int) async throws {
+                defer { next += 1 }
+                try await upload(tan: tans[next], fake: false)
+            }
+            for index in 0..<Self.warmUp { try await real(index) }
+
+            let outcome = try await LatencyComparison.indistinguishable("submission (\(kind))", count: Self.count, seed: 31, real: real) { _ in
+                try await upload(tan: Codes.uuidV4(using: random), fake: true)
+            }
+            #expect(outcome.passed, "fake uploads are told apart: \(outcome.rounds)")
+            let stored = try await stack.store.count()
+            #expect(stored >= 14 * (Self.warmUp + Self.count))
+        }
+    }
+}

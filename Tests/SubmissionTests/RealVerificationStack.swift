@@ -1,0 +1,88 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import JWTKit
+import Testing
+@testable import Submission
+@testable import TestResult
+@testable import Verification
+
+/// Submission wired to the real verification and test-result services over HTTP, each on a fresh database.
+struct RealVerificationStack {
+    let submission: TestHTTPClient
+    let verification: TestHTTPClient
+    let verificationInternal: TestHTTPClient
+    let lab: TestHTTPClient
+    let labKey: String
+    let officerKey: ES256PrivateKey
+    let store: DiagnosisKeyStore
+
+    static func run(_ kind: TestDatabase, _ body: (RealVerificationStack) async throws -> Void) async throws {
+        let officerKey = ES256PrivateKey()
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("officer-\(UUID().uuidString).pem")
+        try officerKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        let environment = TestServices.environment(clock: ManualClock(Date()))
+        try await kind.withFreshDatabaseURL { testResultDB in
+            try await kind.withFreshDatabaseURL { verificationDB in
+                try await kind.withFreshDatabaseURL { submissionDB in
+                    let common = ["PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1"]
+                    let testResult = try TestResultConfiguration(TestServices.settings(common.merging(["DATABASE_URL": testResultDB.connectionString]) { $1 }))
+                    let labKey = try await TestResultAdmin.addLab("lab-1", configuration: testResult, environment: environment)
+                    try await TestServices.withRunning([try await TestResultService.makeBundle(testResult, environment: environment)]) { first in
+                        let testResultPort = await first.bundle(TestResultService.name).port(TestResultService.internalListener)
+                        let verification = try VerificationConfiguration(TestServices.settings(common.merging([
+                            "DATABASE_URL": verificationDB.connectionString, "TESTRESULT_URL": "http://127.0.0.1:\(testResultPort)",
+                            "JWT_PUBLIC_KEY_FILES": keyFile.path,
+                        ]) { $1 }))
+                        try await TestServices.withRunning([try await VerificationService.makeBundle(verification, environment: environment)]) { second in
+                            let internalPort = await second.bundle(VerificationService.name).port(VerificationService.internalListener)
+                            let submission = try SubmissionConfiguration(TestServices.settings(common.merging([
+                                "DATABASE_URL": submissionDB.connectionString, "VERIFICATION_URL": "http://127.0.0.1:\(internalPort)",
+                                "DISTRIBUTION_INTERVAL": "0",
+                            ]) { $1 }))
+                            let submissionBundle = try await SubmissionService.makeBundle(submission, environment: environment)
+                            let database = try await Database.connect(submissionDB, poolSize: 1, logger: TestLogger.quiet)
+                            do {
+                                try await TestServices.withRunning([submissionBundle]) { third in
+                                    try await body(RealVerificationStack(
+                                        submission: await TestServices.client(third, SubmissionService.name, SubmissionService.listener),
+                                        verification: await TestServices.client(second, VerificationService.name, VerificationService.appListener),
+                                        verificationInternal: await TestServices.client(second, VerificationService.name, VerificationService.internalListener),
+                                        lab: await TestServices.client(first, TestResultService.name, TestResultService.labListener),
+                                        labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database)
+                                    ))
+                                }
+                                await database.shutdown()
+                            } catch {
+                                await database.shutdown()
+                                throw error
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Registers `registrationBody` as a phone does and exchanges the token for a TAN.
+    func tan(for registrationBody: [String: String]) async throws -> String {
+        let registration = try await verification.postJSON("/version/v1/registrationToken", registrationBody, headers: [("cwa-fake", "0")])
+        let token = try #require(registration.json["registrationToken"] as? String)
+        let tan = try await verification.postJSON("/version/v1/tan", ["registrationToken": token], headers: [("cwa-fake", "0")])
+        return try #require(tan.json["tan"] as? String)
+    }
+
+    /// `count` TANs of positive PCR results, as phones get them: one lab upload, then a registration and a TAN each.
+    func positiveTANs(_ count: Int) async throws -> [String] {
+        let guids = (0..<count).map { _ in SecretHash.sha256Hex(UUID().uuidString) }
+        for batch in stride(from: 0, to: count, by: 1_000) {
+            let results = guids[batch..<min(batch + 1_000, count)].map { ["id": $0, "result": 2] as [String: Any] }
+            let upload = try await lab.postJSON("/api/v1/lab/results", ["testResults": results], headers: [("Authorization", "Bearer \(labKey)")])
+            try #require(upload.status == 204, "\(upload.text)")
+        }
+        var tans: [String] = []
+        for guid in guids { tans.append(try await tan(for: ["key": guid, "keyType": "GUID"])) }
+        return tans
+    }
+}

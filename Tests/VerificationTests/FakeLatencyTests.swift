@@ -1,0 +1,65 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Verification
+
+/// An observer timing the app-facing endpoints cannot tell fake requests from real ones: for each endpoint the
+/// two latency distributions pass a two-sample Kolmogorov–Smirnov test.
+@Suite(.serialized) struct FakeLatencyTests {
+    static let count = 300
+    static let warmUp = 150
+
+    @Test(arguments: TestDatabase.all)
+    func fakeRequestsTakeAsLongAsRealOnesAtEveryEndpoint(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let random = SystemRandomSource()
+            let needed = Self.warmUp + 2 * Self.count
+            let guids = (0..<needed).map { _ in VerificationHarness.hashedGUID() }
+            for batch in stride(from: 0, to: needed, by: 1_000) {
+                let results = guids[batch..<min(batch + 1_000, needed)].map { ["id": $0, "result": 2] as [String: Any] }
+                let upload = try await h.lab.postJSON("/api/v1/lab/results", ["testResults": results], headers: [("Authorization", "Bearer \(h.labKey)")])
+                try #require(upload.status == 204)
+            }
+            func expect(_ response: TestResponse, _ status: Int) throws {
+                try #require(response.status == status, "\(response.text)")
+            }
+
+            // Registration: each real request registers a GUID of a positive result, for the TANs below.
+            var tokens: [String] = []
+            func register(_: Int) async throws {
+                let response = try await h.register(guid: guids[tokens.count])
+                try expect(response, 201)
+                tokens.append(try #require(response.json["registrationToken"] as? String))
+            }
+            for index in 0..<Self.warmUp { try await register(index) }
+            let registration = try await LatencyComparison.indistinguishable("registrationToken (\(kind))", count: Self.count, seed: 11, real: register) { _ in
+                try expect(try await h.register(guid: VerificationHarness.hashedGUID(), fake: "1"), 201)
+            }
+            while tokens.count < needed { try await register(tokens.count) }
+
+            // Polling: the same phone asks again and again, as apps do while a test is pending.
+            for _ in 0..<Self.warmUp { try expect(try await h.testResult(tokens[0]), 200) }
+            let polling = try await LatencyComparison.indistinguishable("testresult (\(kind))", count: Self.count, seed: 12, real: { _ in
+                try expect(try await h.testResult(tokens[0]), 200)
+            }, fake: { _ in
+                try expect(try await h.testResult(Codes.uuidV4(using: random), fake: "1"), 200)
+            })
+
+            // TANs: one per registration token.
+            var used = 0
+            func tan(_: Int) async throws {
+                defer { used += 1 }
+                try expect(try await h.tan(tokens[used]), 201)
+            }
+            for index in 0..<Self.warmUp { try await tan(index) }
+            let tans = try await LatencyComparison.indistinguishable("tan (\(kind))", count: Self.count, seed: 13, real: tan) { _ in
+                try expect(try await h.tan(Codes.uuidV4(using: random), fake: "1"), 201)
+            }
+
+            #expect(registration.passed, "fake registrations are told apart: \(registration.rounds)")
+            #expect(polling.passed, "fake polls are told apart: \(polling.rounds)")
+            #expect(tans.passed, "fake TAN requests are told apart: \(tans.rounds)")
+        }
+    }
+}
