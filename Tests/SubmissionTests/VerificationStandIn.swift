@@ -9,8 +9,8 @@ import NIOCore
 /// through the core's listener: known TANs are consumed once (200, with `X-CWA-TELETAN-TYPE` when they came
 /// from a teleTAN), anything else is 404. It counts the calls it gets, and can fail or stall on demand.
 ///
-/// Until the verification service is merged, this is what the submission tests talk to; its semantics are
-/// those of `openapi/verification.yaml`.
+/// Its semantics are those of `openapi/verification.yaml`. Tests that need failures on demand use it;
+/// `RealVerificationStack` wires submission to the real verification service.
 final class VerificationStandIn: @unchecked Sendable {
     static let name = "verification-stand-in"
     static let teleTANType = HTTPField.Name("X-CWA-TELETAN-TYPE")!

@@ -1,0 +1,126 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Verification
+
+/// Random JSON to every verification endpoint: never a crash or a 5xx, always a 4xx with a JSON error, and
+/// nothing stored. Byte-level mutations of valid requests may still be valid; those must succeed cleanly.
+/// `FUZZ_SEED=<n>` replays a run.
+@Suite struct JSONFuzzTests {
+    /// A random JSON value, nested at most `depth` levels.
+    static func randomValue(_ fuzz: ByteMutator, depth: Int = 3) -> Any {
+        switch fuzz.int(0..<(depth > 0 ? 9 : 7)) {
+        case 0: return NSNull()
+        case 1: return fuzz.chance(0.5)
+        case 2: return fuzz.pick([0, -1, 1, Int.max, Int.min, 1_750_000_000])
+        case 3: return fuzz.pick([0.5, -1e308, 1e308, 3.14])
+        case 4: return fuzz.pick(["", "GUID", "TELETAN", "guid", "R3ZNUEV9JA", "{}", "\u{0}", "🦠", String(repeating: "a", count: 5_000)])
+        case 5: return Codes.uuidV4(using: SystemRandomSource()).uppercased()
+        case 6: return String(decoding: fuzz.bytes(maxCount: 40).map { $0 & 0x7F }, as: UTF8.self)
+        case 7: return (0..<fuzz.int(0..<4)).map { _ in randomValue(fuzz, depth: depth - 1) }
+        default:
+            var object: [String: Any] = [:]
+            for _ in 0..<fuzz.int(0..<4) {
+                object[fuzz.pick(["key", "keyType", "keyDob", "registrationToken", "tan", "x", ""])] = randomValue(fuzz, depth: depth - 1)
+            }
+            return object
+        }
+    }
+
+    /// `template` with one field removed, replaced by a random value, or joined by an unknown one.
+    static func twisted(_ template: [String: Any], _ fuzz: ByteMutator) -> Any {
+        var object = template
+        let field = fuzz.pick(Array(template.keys))
+        switch fuzz.int(0..<3) {
+        case 0: object[field] = nil
+        case 1: object[field] = randomValue(fuzz, depth: 1)
+        default:
+            object[field] = randomValue(fuzz, depth: 1)
+            object["unexpected"] = randomValue(fuzz, depth: 1)
+        }
+        return object
+    }
+
+    static func encode(_ value: Any) -> [UInt8] {
+        Array((try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed])) ?? Data("null".utf8))
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func randomJSONIsRefusedWithoutASideEffect(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let fuzz = ByteMutator(defaultSeed: 424_242)
+            // Valid requests to twist: a registered GUID, its token and TAN, and a teleTAN.
+            let guid = VerificationHarness.hashedGUID()
+            try await h.labPosts(guid, result: 2)
+            let token = try #require(try await h.register(guid: guid).json["registrationToken"] as? String)
+            let tan = try #require(try await h.tan(token).json["tan"] as? String)
+            let teleTAN = try await h.newTeleTAN()
+            let endpoints: [(client: TestHTTPClient, path: String, template: [String: Any])] = [
+                (h.app, "/version/v1/registrationToken", ["key": guid, "keyType": "GUID", "keyDob": VerificationHarness.hashedGUID()]),
+                (h.app, "/version/v1/registrationToken", ["key": teleTAN, "keyType": "TELETAN"]),
+                (h.app, "/version/v1/testresult", ["registrationToken": token]),
+                (h.app, "/version/v1/tan", ["registrationToken": token]),
+                (h.internal, "/version/v1/tan/verify", ["tan": tan]),
+            ]
+            func state() async throws -> [Int] {
+                [try await h.rows("app_sessions"), try await h.rows("used_keys"), try await h.rows("tans"), try await h.rows("teletans")]
+            }
+            let before = try await state()
+            var statuses: [Int: Int] = [:]
+            for round in 0..<600 {
+                let endpoint = endpoints[round % endpoints.count]
+                let body = round % 2 == 0 ? Self.encode(Self.randomValue(fuzz)) : Self.encode(Self.twisted(endpoint.template, fuzz))
+                let response = try await endpoint.client.postRaw(endpoint.path, body, headers: [("cwa-fake", "0")])
+                statuses[response.status, default: 0] += 1
+                #expect((400..<500).contains(response.status), "\(endpoint.path) \(String(decoding: body, as: UTF8.self).prefix(200)): \(response.status) \(response.text)")
+                #expect(response.json["error"] is String, "\(endpoint.path): \(response.text)")
+            }
+            let after = try await state()
+            #expect(after == before, "rows changed: \(before) → \(after)")
+            print("JSON fuzzing of verification (\(kind)): \(statuses.sorted { $0.key < $1.key })")
+            // The teleTAN and the TAN are still unused: a refused request spends nothing.
+            let verified = try await h.verify(tan)
+            #expect(verified.status == 200)
+            let registered = try await h.register(teleTAN: teleTAN)
+            #expect(registered.status == 201)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func mutatedRequestsAreRefusedOrHandledCleanly(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let fuzz = ByteMutator(defaultSeed: 99)
+            let guid = VerificationHarness.hashedGUID()
+            try await h.labPosts(guid, result: 2)
+            let token = try #require(try await h.register(guid: guid).json["registrationToken"] as? String)
+            let requests: [(client: TestHTTPClient, path: String, body: [UInt8])] = [
+                (h.app, "/version/v1/registrationToken", Self.encode(["key": VerificationHarness.hashedGUID(), "keyType": "GUID"])),
+                (h.app, "/version/v1/testresult", Self.encode(["registrationToken": token])),
+                (h.app, "/version/v1/tan", Self.encode(["registrationToken": VerificationHarness.hashedGUID()])),
+                (h.internal, "/version/v1/tan/verify", Self.encode(["tan": Codes.uuidV4(using: SystemRandomSource())])),
+            ]
+            var statuses: [Int: Int] = [:]
+            for round in 0..<400 {
+                let request = requests[round % requests.count]
+                let body = fuzz.mutate(request.body)
+                let sessionsBefore = try await h.rows("app_sessions")
+                let response = try await request.client.postRaw(request.path, body, headers: [("cwa-fake", "0")])
+                statuses[response.status, default: 0] += 1
+                let sessionsAfter = try await h.rows("app_sessions")
+                switch response.status {
+                case 200, 201:
+                    // Still a valid request: a registration of some other GUID, or the poll of the token.
+                    #expect(sessionsAfter - sessionsBefore == (request.path.hasSuffix("registrationToken") ? 1 : 0))
+                case 400..<500:
+                    #expect(sessionsAfter == sessionsBefore, "\(request.path)")
+                    #expect(response.json["error"] is String, "\(request.path): \(response.text)")
+                default:
+                    Issue.record("\(request.path) \(String(decoding: body, as: UTF8.self).prefix(200)): \(response.status) \(response.text)")
+                }
+            }
+            #expect(statuses.filter { (400..<500).contains($0.key) }.values.reduce(0, +) > 300, "\(statuses)")
+            print("mutated JSON to verification (\(kind)): \(statuses.sorted { $0.key < $1.key })")
+        }
+    }
+}
