@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Property-based fuzzing of every HTTP API with schemathesis (PyPI), against a suite started for the run.
 #
-#   scripts/fuzz-api.sh              # 100 examples per operation
+#   scripts/fuzz-api.sh              # 100 examples per operation (scripts/test.sh runs it this way in CI)
 #   EXAMPLES=500 scripts/fuzz-api.sh
 #
 # Each listener is fuzzed with the operations it serves (by tag), and every response must be documented: no 5xx,
@@ -9,7 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -d /opt/swift/usr/bin ]]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
-command -v schemathesis >/dev/null || pip install -q schemathesis
+# schemathesis lives in a virtual environment of its own (.fuzz-venv, made on first use): no system Python is touched.
+venv=.fuzz-venv
+if [[ ! -x $venv/bin/schemathesis ]]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q 'schemathesis>=4.32,<5'
+fi
 EXAMPLES=${EXAMPLES:-100}
 
 swift build --product exposure-suite >&2
@@ -23,8 +28,8 @@ checks=not_a_server_error,status_code_conformance,response_schema_conformance,co
 status=0
 run() {
     local spec=$1 port=$2; shift 2
-    echo "== openapi/$spec on port $port $*"
-    schemathesis run "openapi/$spec" --url "http://127.0.0.1:$port" --checks "$checks" --max-examples "$EXAMPLES" --seed 1 "$@" || status=1
+    echo "== openapi/$spec on port $port"
+    timeout "${FUZZ_TIMEOUT:-300}" "$venv/bin/schemathesis" run "openapi/$spec" --url "http://127.0.0.1:$port" --checks "$checks" --max-examples "$EXAMPLES" --seed 1 "$@" || status=1
 }
 run verification.yaml 8010 --include-tag app
 run verification.yaml 8011 --include-tag internal

@@ -4,6 +4,7 @@
 #   scripts/test.sh                 # starts a throwaway PostgreSQL, runs all tests, stops it
 #   scripts/test.sh --filter Verif  # extra arguments go to `swift test` (and leave out the browser test)
 #   TEST_POSTGRES_URL=postgres://user@host:5432/postgres scripts/test.sh   # use your own server
+#   BROWSER_TESTS=0 FUZZ_API=0 scripts/test.sh   # Swift tests only
 #
 # The throwaway server lives in a temporary directory on a free port, with fsync off, and is removed
 # afterwards. When PostgreSQL is missing and we run as root, the Debian package is installed.
@@ -75,8 +76,13 @@ log "running tests (SQLite and PostgreSQL)"
 # machine running two hundred of them at once cannot promise.
 swift test --skip-build --no-parallel "$@"
 
-# The portal in a real (headless) browser, unless only some tests were asked for.
+# The portal in a real (headless) browser, and every OpenAPI document fuzzed against a running suite, unless only
+# some tests were asked for.
 if [[ $# -eq 0 && "${BROWSER_TESTS:-1}" != 0 ]]; then
     log "running the browser test (BROWSER_TESTS=0 leaves it out)"
     SKIP_BUILD=1 scripts/browser-test.sh
+fi
+if [[ $# -eq 0 && "${FUZZ_API:-1}" != 0 ]]; then
+    log "fuzzing every API with schemathesis (FUZZ_API=0 leaves it out)"
+    scripts/fuzz-api.sh
 fi
