@@ -25,28 +25,38 @@ import Testing
         #expect(throws: APIError.self) { try FakeRequestHeader.isFake("true") }
     }
 
-    @Test func latencyMatcherDrawsFakeDelaysFromEachEndpointsRecentRealOnes() {
+    @Test func answersAreReleasedJustAboveEachEndpointsRecentRealDurations() {
         let matcher = LatencyMatcher(initialMean: 0.01, windowSize: 4, random: SeededRandomSource(seed: 5))
         #expect(matcher.mean(endpoint: "a") == 0.01)
-        for seconds in [0.1, 0.2, 0.3] { matcher.record(endpoint: "a", seconds: seconds) }
+        for seconds in [0.3, 0.1, 0.2] { matcher.record(endpoint: "a", seconds: seconds) }
         matcher.record(endpoint: "b", seconds: 0.002)
         #expect(abs(matcher.mean(endpoint: "a") - 0.2) < 1e-9)
-        #expect(abs(matcher.mean(endpoint: "b") - 0.002) < 1e-9)
-        // Every delay is one of the endpoint's recorded durations, and each of them is drawn.
-        let delays = (0..<3_000).map { _ in matcher.fakeDelay(endpoint: "a") }
-        #expect(Set(delays) == [0.1, 0.2, 0.3])
-        for value in [0.1, 0.2, 0.3] {
-            #expect((900...1_100).contains(delays.count { $0 == value }), "\(value) drawn unevenly")
-        }
-        #expect(Set((0..<100).map { _ in matcher.fakeDelay(endpoint: "b") }) == [0.002])
-        // The window keeps the most recent durations only.
-        for seconds in [1.0, 2.0, 3.0, 4.0] { matcher.record(endpoint: "a", seconds: seconds) }
-        #expect(Set((0..<1_000).map { _ in matcher.fakeDelay(endpoint: "a") }) == [1.0, 2.0, 3.0, 4.0])
+        // The 97th percentile of the window, plus up to 10 %.
+        let delays = (0..<3_000).map { _ in matcher.releaseDelay(endpoint: "a") }
+        #expect(delays.allSatisfy { $0 >= 0.3 && $0 <= 0.33 })
+        #expect(delays.min()! < 0.303 && delays.max()! > 0.327)
+        #expect((0..<100).map { _ in matcher.releaseDelay(endpoint: "b") }.allSatisfy { $0 >= 0.002 && $0 <= 0.0022 })
+        // The window keeps the most recent durations only: the 0.3 s is forgotten after four newer ones.
+        for seconds in [0.01, 0.02, 0.03, 0.04] { matcher.record(endpoint: "a", seconds: seconds) }
+        #expect((0..<1_000).map { _ in matcher.releaseDelay(endpoint: "a") }.allSatisfy { $0 >= 0.04 && $0 <= 0.044 })
     }
 
-    @Test func beforeAnyRealRequestFakesWaitAroundTheInitialMean() {
+    @Test func releaseWaitsFromTheStartOfTheRequest() async {
+        let matcher = LatencyMatcher(windowSize: 4, random: SeededRandomSource(seed: 6))
+        matcher.record(endpoint: "a", seconds: 0.05)
+        let start = ContinuousClock.now
+        await matcher.release(endpoint: "a", since: start)
+        #expect(ContinuousClock.now - start >= .milliseconds(50))
+        // Work that already took longer is answered at once.
+        let late = ContinuousClock.now - .seconds(1)
+        let before = ContinuousClock.now
+        await matcher.release(endpoint: "a", since: late)
+        #expect(ContinuousClock.now - before < .seconds(1))
+    }
+
+    @Test func beforeAnyRealRequestAnswersWaitAroundTheInitialMean() {
         let matcher = LatencyMatcher(initialMean: 0.2, random: SeededRandomSource(seed: 8))
-        let delays = (0..<20_000).map { _ in matcher.fakeDelay(endpoint: "new") }
+        let delays = (0..<20_000).map { _ in matcher.releaseDelay(endpoint: "new") }
         let mean = delays.reduce(0, +) / Double(delays.count)
         #expect(abs(mean - 0.2) < 0.02)
         #expect(delays.allSatisfy { $0 >= 0 && $0 <= 4.0 })

@@ -1,39 +1,43 @@
 import Foundation
-import NIOCore
-import NIOPosix
 
-/// Makes fake requests take as long as real ones, per endpoint.
+/// Makes fake requests take as long as real ones, per endpoint, as seen from the network.
 ///
-/// Real requests report their duration, and the matcher keeps the most recent ones per endpoint. A fake request
-/// waits a duration drawn at random from those: its latency then follows the same distribution as the real
-/// requests' (not only the same mean), which is what an observer timing many responses could compare. A mean
-/// alone is not enough: a two-sample Kolmogorov–Smirnov test tells an exponential law from the real, narrower
-/// one after a few hundred requests. (The reference implementation waited an exponentially distributed delay
-/// around one moving average shared by every endpoint.)
+/// Matching only the time spent in the handler is not enough: a real request's last step wakes the threads that
+/// write its answer, a fake's does not, and on an idle server the difference (a fraction of a millisecond) is
+/// visible to a two-sample Kolmogorov–Smirnov test after a few hundred requests. So real and fake answers leave
+/// the same way: each waits, from the moment its handler started, until a release time drawn from one
+/// distribution, just above the recent real durations (their 97th percentile, plus up to 10 % random spread).
+/// Real work that took longer than its draw is answered at once; that happens to about 3 % of real requests.
 ///
-/// Before an endpoint has seen a real request, fakes wait an exponentially distributed delay around
+/// The price is latency: a real answer waits for up to the slowest few percent of recent real work. Phones do
+/// not notice a few milliseconds; an observer can no longer time the work. (The reference implementation made
+/// only fakes wait, an exponentially distributed delay around one moving average shared by every endpoint.)
+///
+/// Before an endpoint has seen a real request, answers wait an exponentially distributed delay around
 /// `initialMean`.
 public final class LatencyMatcher: @unchecked Sendable {
+    /// Which of the recent real durations the release time starts from.
+    public static let releaseQuantile = 0.97
+    /// The random spread added to it, as a fraction.
+    public static let releaseSpread = 0.1
+
     private let lock = NSLock()
     private var windows: [String: Window] = [:]
-    /// How much longer `Task.sleep` takes than asked, on average (timer slack and scheduling); subtracted from
-    /// each wait so that a fake is not systematically slower than the real request it imitates.
-    private var sleepOvershoot: Double = 0
     private let windowSize: Int
     private let initialMean: Double
     private let random: any RandomSource
 
     /// - Parameters:
     ///   - initialMean: the mean delay, in seconds, before any real request was seen.
-    ///   - windowSize: how many recent real durations per endpoint fakes draw from.
-    public init(initialMean: Double = 0.010, windowSize: Int = 128, random: any RandomSource) {
+    ///   - windowSize: how many recent real durations per endpoint the release time is computed from.
+    public init(initialMean: Double = 0.010, windowSize: Int = 256, random: any RandomSource) {
         precondition(windowSize > 0)
         self.initialMean = initialMean
         self.windowSize = windowSize
         self.random = random
     }
 
-    /// Records the duration of a real request.
+    /// Records the duration of a real request's work.
     public func record(endpoint: String, seconds: Double) {
         lock.withLock {
             windows[endpoint, default: Window(capacity: windowSize)].append(seconds)
@@ -48,13 +52,12 @@ public final class LatencyMatcher: @unchecked Sendable {
         }
     }
 
-    /// A delay for a fake request to `endpoint`, in seconds.
-    public func fakeDelay(endpoint: String) -> Double {
-        let recent: Double? = lock.withLock {
-            guard let samples = windows[endpoint]?.samples, !samples.isEmpty else { return nil }
-            return samples[Int(random.uniform(below: UInt64(samples.count)))]
+    /// A release time for an answer of `endpoint`, in seconds after its handler started.
+    public func releaseDelay(endpoint: String) -> Double {
+        let base: Double? = lock.withLock { windows[endpoint]?.quantile(Self.releaseQuantile) }
+        if let base {
+            return base * (1 + Self.releaseSpread * random.unitInterval())
         }
-        if let recent { return recent }
         // Inverse transform sampling of the exponential law; 1 - u is in (0, 1], so the logarithm is finite.
         let u = random.unitInterval()
         return min(-log(1 - u) * initialMean, initialMean * 20)
@@ -68,36 +71,20 @@ public final class LatencyMatcher: @unchecked Sendable {
         return result
     }
 
-    /// Waits as long as a real request to `endpoint` would take, measured from `start`.
-    public func waitLikeReal(endpoint: String, since start: ContinuousClock.Instant) async {
-        let target = fakeDelay(endpoint: endpoint)
-        let overshoot = lock.withLock { sleepOvershoot }
-        let wait = target - (ContinuousClock.now - start).seconds - overshoot
-        guard wait > 0 else { return }
-        let deadline = ContinuousClock.now + .nanoseconds(Int64(wait * 1e9))
-        let group = MultiThreadedEventLoopGroup.singleton
-        let coarse = wait - Self.finalStretch
-        if coarse > 0 {
-            try? await group.any().scheduleTask(in: .nanoseconds(Int64(coarse * 1e9))) {}.futureResult.get()
-        }
-        while ContinuousClock.now < deadline { await Task.yield() }
-        // A real request ends as its database or HTTP call completes on an event loop, which is awake while the
-        // answer is built and may well be the one that writes it. A fake's loops would otherwise have slept for
-        // the whole delay, and waking an idle CPU costs a fraction of a millisecond that an observer of an idle
-        // server can measure. So a loop is woken now, while the fake's answer is encoded.
-        group.any().execute {}
-        let extra = (ContinuousClock.now - deadline).seconds
-        lock.withLock { sleepOvershoot += 0.05 * (max(0, extra) - sleepOvershoot) }
+    /// Waits until the answer to a request of `endpoint` that started at `start` may leave. Real and fake
+    /// answers both call this, so that both leave the same way.
+    public func release(endpoint: String, since start: ContinuousClock.Instant) async {
+        let deadline = start + .nanoseconds(Int64(releaseDelay(endpoint: endpoint) * 1e9))
+        guard deadline > ContinuousClock.now else { return }
+        await ReleaseTicker.shared.wait(until: deadline)
     }
-
-    /// The end of a fake's delay that is waited without sleeping.
-    static let finalStretch = 0.000_2
 
     /// The most recent durations of one endpoint, oldest overwritten first.
     private struct Window {
         let capacity: Int
-        var samples: [Double] = []
-        var next = 0
+        private(set) var samples: [Double] = []
+        private var next = 0
+        private var cachedQuantile: (q: Double, value: Double)?
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -111,6 +98,17 @@ public final class LatencyMatcher: @unchecked Sendable {
                 samples[next] = value
                 next = (next + 1) % capacity
             }
+            cachedQuantile = nil
+        }
+
+        /// The `q` quantile of the samples (nil when there are none), computed at most once per new sample.
+        mutating func quantile(_ q: Double) -> Double? {
+            guard !samples.isEmpty else { return nil }
+            if let cached = cachedQuantile, cached.q == q { return cached.value }
+            let sorted = samples.sorted()
+            let value = sorted[min(sorted.count - 1, Int(q * Double(sorted.count)))]
+            cachedQuantile = (q, value)
+            return value
         }
     }
 }

@@ -35,16 +35,21 @@ struct SubmissionAPI: APIProtocol {
             throw TANVerifier.invalidTAN
         }
         if isFake {
-            // Nothing is parsed, stored or verified: the request only waits as long as a real one would.
+            // Nothing is parsed, stored or verified: the body is read, as a real one is before the answer, and
+            // the answer leaves when a real one would.
             metrics.record(SubmissionTally(outcome: .fake))
-            await latency.waitLikeReal(endpoint: Self.endpoint, since: start)
+            if case .application_x_hyphen_protobuf(let stream) = input.body {
+                _ = try? await [UInt8](collecting: stream, upTo: maxBodyBytes)
+            }
+            await latency.release(endpoint: Self.endpoint, since: start)
             return .ok(.init())
         }
         let (tally, error) = await submit(input.body, tan: tan)
         metrics.record(tally)
         if let error { throw error }
-        // Fake requests imitate successful real ones, so only those feed the moving average.
+        // Fake requests imitate successful real ones, so only those set the release time, and both leave alike.
         latency.record(endpoint: Self.endpoint, seconds: (ContinuousClock.now - start).seconds)
+        await latency.release(endpoint: Self.endpoint, since: start)
         return .ok(.init())
     }
 
