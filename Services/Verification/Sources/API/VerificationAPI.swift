@@ -190,7 +190,7 @@ struct VerificationAPI: APIProtocol {
 
     private func fake(_ endpoint: String, since start: ContinuousClock.Instant) async {
         count(endpoint, "fake")
-        await latency.release(endpoint: endpoint, since: start)
+        await latency.releaseFake(endpoint: endpoint, since: start)
     }
 
     /// Runs a real request, timing it for the release times of all answers, counting its outcome, and releasing
