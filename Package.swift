@@ -202,6 +202,8 @@ let package = Package(
             "ExposureCore", "ExposureProtocol", "ExposureTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SQLKit", package: "sql-kit"),
+            // Reads published key files independently of the code that writes them.
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
     ]

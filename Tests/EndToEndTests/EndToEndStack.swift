@@ -35,29 +35,41 @@ final class EndToEndStack: @unchecked Sendable {
         self.environments = environments
     }
 
-    /// Starts test-result, verification and submission on `kind` and runs `body`; stops them afterwards.
-    static func run(on kind: TestDatabase, _ body: (EndToEndStack) async throws -> Void) async throws {
+    /// Starts test-result, verification, submission and portal on fresh databases of `kind` and runs `body`;
+    /// stops them afterwards. `overrides` adds or replaces variables of one executable, e.g.
+    /// `["submission-service": ["VERIFICATION_TIMEOUT": "3s"]]`.
+    static func run(
+        on kind: TestDatabase, overrides: [String: [String: String]] = [:], _ body: (EndToEndStack) async throws -> Void
+    ) async throws {
         try await kind.withFreshDatabaseURL { testResultDB in
             try await kind.withFreshDatabaseURL { verificationDB in
                 try await kind.withFreshDatabaseURL { submissionDB in
                     try await kind.withFreshDatabaseURL { portalDB in
-                        let stack = try await start(databases: [
+                        try await run(databases: [
                             "testresult": testResultDB, "verification": verificationDB, "submission": submissionDB, "portal": portalDB,
-                        ])
-                        do {
-                            try await body(stack)
-                            stack.stopAll()
-                        } catch {
-                            stack.stopAll()
-                            throw error
-                        }
+                        ], overrides: overrides, body)
                     }
                 }
             }
         }
     }
 
-    private static func start(databases: [String: DatabaseURL]) async throws -> EndToEndStack {
+    /// The same on databases the caller provides (keys `testresult`, `verification`, `submission`, `portal`), e.g.
+    /// on a server of the test's own that it may restart.
+    static func run(
+        databases: [String: DatabaseURL], overrides: [String: [String: String]] = [:], _ body: (EndToEndStack) async throws -> Void
+    ) async throws {
+        let stack = try await start(databases: databases, overrides: overrides)
+        do {
+            try await body(stack)
+            stack.stopAll()
+        } catch {
+            stack.stopAll()
+            throw error
+        }
+    }
+
+    private static func start(databases: [String: DatabaseURL], overrides: [String: [String: String]]) async throws -> EndToEndStack {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let signingKey = P256.Signing.PrivateKey()
@@ -85,7 +97,7 @@ final class EndToEndStack: @unchecked Sendable {
               let password = passwordLine.split(separator: " ").last else {
             throw ServiceProcessError.exited("portal-service users add", officerOutput.status, officerOutput.output)
         }
-        let environments: [String: [String: String]] = [
+        var environments: [String: [String: String]] = [
             "portal-service": portalEnvironment,
             "testresult-service": base.merging([
                 "DATABASE_URL": databases["testresult"]!.connectionString,
@@ -105,6 +117,9 @@ final class EndToEndStack: @unchecked Sendable {
                 "DISTRIBUTION_INTERVAL": "2s", "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true", "SHIFTING_THRESHOLD": "1",
             ]) { $1 },
         ]
+        for (executable, variables) in overrides {
+            environments[executable, default: base].merge(variables) { $1 }
+        }
         let labs = try ServiceProcess.run("testresult-service", ["labs", "add", "e2e-lab"], environment: environments["testresult-service"]!)
         guard labs.status == 0, let key = labs.output.split(whereSeparator: \.isWhitespace).first(where: { $0.hasPrefix("lab_") && $0.count == 47 }) else {
             throw ServiceProcessError.exited("testresult-service labs add", labs.status, labs.output)
