@@ -106,37 +106,45 @@ public final class ThrowawayPostgres: @unchecked Sendable {
 
     /// Runs a command to its end without blocking a thread of the concurrency pool (pg_ctl waits seconds).
     ///
-    /// Output goes to a file, not a pipe: `pg_ctl start` leaves the server running with the inherited descriptors,
-    /// and a pipe would then never reach its end.
+    /// Not with Foundation's `Process`: on Linux it learns that a child ended when a socket the child inherited
+    /// closes, and `pg_ctl start` hands that socket on to the server it leaves running, so the command would seem
+    /// to run until the server stops. Here the child is spawned directly and its own exit is awaited (`waitpid`)
+    /// on a thread of its own. Output goes to a file: the server keeps the descriptors it inherited.
     private func run(_ executable: String, _ arguments: [String], asPostgres: Bool) async throws {
-        let process = Process()
-        if asPostgres {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
+        let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-command-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        defer { try? handle.close() }
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await Self.spawnAndWait(argv, outputPath: output.path)
         guard status == 0 else {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            throw ThrowawayPostgresError.commandFailed("\(executable) \(arguments.joined(separator: " "))", status, text + "\n" + serverLog)
+            throw ThrowawayPostgresError.commandFailed(argv.joined(separator: " "), status, text + "\n" + serverLog)
+        }
+    }
+
+    /// Spawns `argv` with standard input from /dev/null and both outputs appended to `outputPath`, and returns its
+    /// exit status (128 + the signal when a signal ended it).
+    private static func spawnAndWait(_ argv: [String], outputPath: String) async throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else {
+            throw ThrowawayPostgresError.commandFailed(argv.joined(separator: " "), -1, String(cString: strerror(spawned)))
+        }
+        let child = pid
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1, errno == EINTR {}
+                let signal = status & 0x7F
+                continuation.resume(returning: signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
+            }
         }
     }
 

@@ -16,17 +16,29 @@ import Testing
             for name in ["testresult", "verification", "submission", "portal"] {
                 databases[name] = try await server.createDatabase()
             }
-            // The production deadline of one verification attempt, so that the test sees what operators would.
-            try await EndToEndStack.run(databases: databases, overrides: ["submission-service": ["VERIFICATION_TIMEOUT": "3s"]]) { stack in
+            // The production deadline of one verification attempt, so that the test sees what operators would; a
+            // shorter database deadline than the default 30 s, so that an operation stuck on a connection the
+            // restart closed fails well within the test's patience.
+            let deadline = ["DATABASE_TIMEOUT": "15s"]
+            let overrides = [
+                "submission-service": deadline.merging(["VERIFICATION_TIMEOUT": "3s"]) { $1 },
+                "verification-service": deadline, "testresult-service": deadline, "portal-service": deadline,
+            ]
+            try await EndToEndStack.run(databases: databases, overrides: overrides) { stack in
                 let traffic = SubmissionTraffic(stack: stack)
                 let audit = SubmissionAudit(stack: stack, traffic: traffic)
-                let tans = try await traffic.mintTANs(110)
-                let probes = Array(tans.suffix(10))
+                let tans = try await traffic.mintTANs(140)
+                let probes = Array(tans.suffix(12))
 
-                // Every service's database is on this server: the restart hits all of them at once, with
-                // submissions in flight (their transactions open while verification spends the TAN).
-                let run = try await traffic.run(tans: Array(tans.prefix(100)), faultAfter: 12, afterFault: 12) {
+                // Every service's database is on this server: each restart hits all of them at once. Traffic is
+                // dense (8 at a time, 20 ms apart) so that transactions are open when the server goes away: a
+                // submission holds its transaction while verification spends the TAN. First a clean restart (open
+                // sessions are ended, their transactions rolled back), then, with traffic flowing again, a crash
+                // (`immediate`: the server recovers from its log on start).
+                let run = try await traffic.run(tans: Array(tans.prefix(128)), concurrency: 8, pacing: .milliseconds(20), faultAfter: 16, afterFault: 16) {
                     try await server.restart(mode: .fast, downtime: .seconds(1))
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await server.restart(mode: .immediate, downtime: .seconds(1))
                 }
                 let inFlight = run.attempts.filter { $0.sentAt <= run.fault.upperBound && $0.answeredAt >= run.fault.lowerBound }
                 #expect(!inFlight.isEmpty, "no submission was in flight during the restart")
@@ -36,7 +48,7 @@ import Testing
                 audit.expectOnlySuccessOrServerError(run.attempts)
                 try await audit.expectRecovery(probes: probes)
                 let findings = try await audit.audit(run.attempts)
-                print("PostgreSQL restart with \(run.attempts.count) submissions (\(inFlight.count) in flight): \(findings)")
+                print("PostgreSQL restarted twice with \(run.attempts.count) submissions (\(inFlight.count) in flight): \(findings)")
                 #expect(findings.accepted + findings.failed == run.attempts.count)
                 #expect(findings.retriedAndAccepted + findings.lostTANs + findings.storedDespiteFailure == findings.failed)
             }

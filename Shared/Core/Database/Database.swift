@@ -20,43 +20,67 @@ public final class Database: Sendable {
 
     public let dialect: Dialect
     public let url: DatabaseURL
+    /// How long one `withConnection` or `transaction` may take on PostgreSQL, waiting for a connection included.
+    public let operationTimeout: Duration
     private let backend: any DatabaseBackend
 
-    private init(dialect: Dialect, url: DatabaseURL, backend: any DatabaseBackend) {
+    private init(dialect: Dialect, url: DatabaseURL, operationTimeout: Duration, backend: any DatabaseBackend) {
         self.dialect = dialect
         self.url = url
+        self.operationTimeout = operationTimeout
         self.backend = backend
     }
 
     /// Opens a pool for `url`. For PostgreSQL the first connection is made lazily; `ping()` checks it.
-    public static func connect(_ url: DatabaseURL, poolSize: Int = 8, logger: Logger) async throws -> Database {
+    ///
+    /// `operationTimeout` bounds every PostgreSQL operation (see `OperationDeadline`): while the server is down,
+    /// requests wait for it that long and then fail, instead of waiting without end.
+    public static func connect(
+        _ url: DatabaseURL, poolSize: Int = 8, operationTimeout: Duration = .seconds(30), logger: Logger
+    ) async throws -> Database {
         switch url {
         case .postgres(let text):
             let backend = try PostgresBackend(url: text, poolSize: poolSize, logger: logger)
-            return Database(dialect: .postgres, url: url, backend: backend)
+            return Database(dialect: .postgres, url: url, operationTimeout: operationTimeout, backend: backend)
         case .sqliteFile(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let backend = try await SQLiteBackend(storage: .file(path: path), poolSize: max(1, min(poolSize, 4)), logger: logger)
-            return Database(dialect: .sqlite, url: url, backend: backend)
+            return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend)
         case .sqliteMemory:
             // An in-memory database lives in its one connection: a pool of one.
             let backend = try await SQLiteBackend(storage: .memory, poolSize: 1, logger: logger)
-            return Database(dialect: .sqlite, url: url, backend: backend)
+            return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend)
         }
     }
 
-    /// Runs `body` on a connection from the pool (auto-commit: each statement stands alone).
-    public func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    /// Runs `body` on a connection from the pool (auto-commit: each statement stands alone); on PostgreSQL it
+    /// fails with `DatabaseTimeoutError` after `operationTimeout`.
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await bounded { try await self.backend.withConnection(body) }
+    }
+
+    /// Runs `body` on a connection held for as long as it takes, without a deadline: for a lock held while a long
+    /// job runs (its own queries are bounded as usual).
+    public func withHeldConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await backend.withConnection(body)
+    }
+
+    /// SQLite has no network to lose and its own busy timeout; PostgreSQL operations get the deadline.
+    private func bounded<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        switch dialect {
+        case .postgres: try await OperationDeadline.run(operationTimeout, operation)
+        case .sqlite: try await operation()
+        }
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     ///
     /// On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`), so two writers queue
     /// instead of failing with a lock upgrade error.
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await backend.withConnection { connection in
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let dialect = self.dialect
+        return try await withConnection { connection in
             try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let result = try await body(connection)

@@ -10,7 +10,9 @@ extension Database {
         environment: ServiceEnvironment,
         connectAttempts: Int = 30
     ) async throws -> Database {
-        let database = try await Database.connect(settings.databaseURL, poolSize: settings.databasePoolSize, logger: environment.logger)
+        let database = try await Database.connect(
+            settings.databaseURL, poolSize: settings.databasePoolSize, operationTimeout: settings.databaseTimeout, logger: environment.logger
+        )
         var attempt = 1
         while true {
             do {

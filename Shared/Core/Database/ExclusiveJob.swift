@@ -16,7 +16,7 @@ public enum ExclusiveJob {
         switch database.dialect {
         case .postgres:
             let key = Migrator.lockKey(for: "exclusive." + name)
-            return try await database.withConnection { connection in
+            return try await database.withHeldConnection { connection in
                 let row = try await connection.raw("SELECT pg_try_advisory_lock(\(bind: key)) AS locked").first()
                 guard let locked = try row?.decode(column: "locked", as: Bool.self), locked else { return nil }
                 do {

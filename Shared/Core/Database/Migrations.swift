@@ -42,7 +42,7 @@ public struct Migrator: Sendable {
         if database.dialect == .postgres {
             // Session-level lock on one pooled connection; everything below happens on that same connection, the
             // creation of the bookkeeping table included (concurrent CREATE TABLE IF NOT EXISTS can collide).
-            return try await database.withConnection { connection in
+            return try await database.withHeldConnection { connection in
                 let key = Self.lockKey(for: "schema")
                 try await connection.raw("SELECT pg_advisory_lock(\(bind: key))").run()
                 do {

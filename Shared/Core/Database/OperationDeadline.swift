@@ -1,0 +1,78 @@
+import Foundation
+
+/// A database operation that took longer than the service allows; the request fails (5xx) instead of waiting on.
+public struct DatabaseTimeoutError: Error, CustomStringConvertible {
+    public let limit: Duration
+    public var description: String { "the database did not answer within \(limit)" }
+}
+
+/// Runs an operation with a deadline that holds even when the operation ignores cancellation.
+///
+/// Why not a task group: a group returns only after every child has ended, so a child stuck on a dead connection
+/// would keep the caller waiting forever. PostgresNIO can leave a query waiting forever when its connection is
+/// closed under it (the server restarting or crashing at that moment; see `DatabaseRestartTests`), and a request
+/// must never hang. So the operation runs in a task of its own: the caller gets its result, or at the deadline a
+/// `DatabaseTimeoutError`, and the operation is then cancelled and left to end on its own.
+enum OperationDeadline {
+    static func run<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let outcome = OnceOutcome<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.start(continuation: continuation, limit: limit, operation: operation)
+            }
+        } onCancel: {
+            outcome.cancel()
+        }
+    }
+}
+
+/// The first of "the operation ended" and "the deadline passed" resumes the caller; the other is ignored.
+private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var work: Task<Void, Never>?
+    private var timer: Task<Void, Never>?
+    private var cancelled = false
+
+    func start(continuation: CheckedContinuation<T, any Error>, limit: Duration, operation: @escaping @Sendable () async throws -> T) {
+        lock.withLock { self.continuation = continuation }
+        let work = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            self.finish(result)
+        }
+        let timer = Task {
+            // Cancelled (and so ended early) when the operation finishes first.
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            self.finish(.failure(DatabaseTimeoutError(limit: limit)))
+        }
+        let cancelNow = lock.withLock {
+            self.work = work
+            self.timer = timer
+            return cancelled
+        }
+        if cancelNow { cancel() }
+    }
+
+    func cancel() {
+        let (work, timer) = lock.withLock {
+            cancelled = true
+            return (self.work, self.timer)
+        }
+        work?.cancel()
+        timer?.cancel()
+    }
+
+    private func finish(_ result: Result<T, any Error>) {
+        let (waiting, work, timer) = lock.withLock {
+            let waiting = continuation
+            continuation = nil
+            return (waiting, self.work, self.timer)
+        }
+        guard let waiting else { return }
+        // Whichever ended second is no longer needed: stop the timer, or cancel the stuck operation.
+        timer?.cancel()
+        if case .failure(let error) = result, error is DatabaseTimeoutError { work?.cancel() }
+        waiting.resume(with: result)
+    }
+}
