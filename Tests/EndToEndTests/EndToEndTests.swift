@@ -28,9 +28,14 @@ import Testing
             // characters) or a client address (the only addresses logged are the listeners' own, at start-up).
             let lines = stack.logs.split(separator: "\n").map(String.init)
             #expect(!lines.isEmpty)
+            // The teleTAN the officer read out, without the grouping the portal shows it in.
+            let shown = try #require(demo.output.split(separator: "\n").first { $0.contains("reads it to the patient: ") })
+            let teleTAN = String(shown.split(separator: ": ").last!).filter { $0.isLetter || $0.isNumber }
+            #expect(teleTAN.count == 10, "\(shown)")
             for line in lines {
                 #expect(!line.contains(stack.labKey), "\(line)")
                 #expect(!line.contains(stack.officer.password), "\(line)")
+                #expect(!line.filter { $0.isLetter || $0.isNumber }.contains(teleTAN), "\(line)")
                 #expect(line.firstMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) == nil, "\(line)")
                 #expect(line.firstMatch(of: /[0-9a-fA-F]{64}/) == nil, "\(line)")
                 if !line.contains("listening") {
