@@ -177,6 +177,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Benchmarks
+        // The framework ceiling scripts/bench measures every service against (docs/benchmarks.md).
+        .executableTarget(
+            name: "bench-ceiling",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/Ceiling",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .testTarget(name: "ExposureCoreTests", dependencies: ["ExposureCore", "ExposureTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),

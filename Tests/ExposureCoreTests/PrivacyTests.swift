@@ -18,6 +18,19 @@ import Testing
         #expect(sizes == [120, 120, 120])
     }
 
+    /// Padding draws its random bytes in bulk and drops those that would bias the alphabet: still exactly the
+    /// asked length, from the whole alphabet and nothing else, with the system source as with a seeded one.
+    @Test func paddingUsesEveryCharacterOfItsAlphabetAndNothingElse() {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        for random in [SystemRandomSource(), SeededRandomSource(seed: 3)] as [any RandomSource] {
+            let padding = ResponsePadding.padding(unpaddedSize: 0, targetSize: 5_000, random: random)
+            #expect(padding.count == 5_000)
+            #expect(Set(padding) == alphabet)
+            #expect(ResponsePadding.padding(unpaddedSize: 9, targetSize: 8, random: random).isEmpty)
+        }
+        #expect([0, 1, 7, 8, 9, 33].map { SystemRandomSource().bytes(count: $0).count } == [0, 1, 7, 8, 9, 33])
+    }
+
     @Test func fakeHeaderMustBeZeroOrOne() throws {
         #expect(try FakeRequestHeader.isFake("1"))
         #expect(try !FakeRequestHeader.isFake("0"))

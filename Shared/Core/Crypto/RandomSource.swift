@@ -30,9 +30,16 @@ extension RandomSource {
 public struct SystemRandomSource: RandomSource {
     public init() {}
 
+    /// Eight bytes per call of the system generator (one byte per call cost a system call each).
     public func bytes(count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var result: [UInt8] = []
+        result.reserveCapacity(count + 7)
+        while result.count < count {
+            withUnsafeBytes(of: generator.next()) { result.append(contentsOf: $0) }
+        }
+        result.removeLast(result.count - count)
+        return result
     }
 
     public func uint64() -> UInt64 {

@@ -6,12 +6,23 @@ import Foundation
 /// size. Values that vary in length (a lab id, a larger `sc`) are absorbed by the padding.
 public enum ResponsePadding {
     /// Characters used for padding: plain ASCII that needs no JSON escaping.
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    /// Random bytes from this value up are dropped, so that every character of the alphabet stays equally likely.
+    private static let unbiasedLimit = UInt8(256 / alphabet.count * alphabet.count)
 
     /// A padding string that makes `unpaddedSize` bytes reach `targetSize` (empty when already there).
     public static func padding(unpaddedSize: Int, targetSize: Int, random: any RandomSource) -> String {
         let count = max(0, targetSize - unpaddedSize)
-        return String((0..<count).map { _ in alphabet[Int(random.uniform(below: UInt64(alphabet.count)))] })
+        // Random bytes are drawn in bulk: one draw per character (a system call each with the system source)
+        // made padding the largest single cost of a test-result poll (docs/benchmarks.md).
+        var characters: [UInt8] = []
+        characters.reserveCapacity(count)
+        while characters.count < count {
+            for byte in random.bytes(count: count - characters.count + 8) where byte < unbiasedLimit && characters.count < count {
+                characters.append(alphabet[Int(byte) % alphabet.count])
+            }
+        }
+        return String(decoding: characters, as: UTF8.self)
     }
 
     /// The encoder whose output size the padding is computed for; OpenAPI servers must encode with the
