@@ -6,6 +6,8 @@ import Foundation
 public enum LatencyComparison {
     /// The significance below which the two samples count as told apart.
     public static let significance = 0.01
+    /// At most this many rounds of `count` real and `count` fake requests: callers size their inputs for it.
+    public static let maxRounds = 3
 
     /// Sends `count` real and `count` fake requests in a shuffled order and compares their latencies.
     public static func measure(
@@ -36,7 +38,7 @@ public enum LatencyComparison {
     }
 
     /// Whether the fakes pass: a comparison at `significance`, repeated (independently) while it rejects, up to
-    /// three rounds. A p-value below 0.01 happens once in a hundred runs by chance alone, three times in a row once
+    /// `maxRounds` rounds. A p-value below 0.01 happens once in a hundred runs by chance alone, three times in a row once
     /// in a million, while fakes that really differ are told apart every time. The repeats are there for shared
     /// machines: when another process starts loading the CPU, real work overruns its release time until the
     /// recent durations catch up (a few seconds), which a round that happens to span it detects.
@@ -48,7 +50,7 @@ public enum LatencyComparison {
         fake: (Int) async throws -> Void
     ) async throws -> (passed: Bool, rounds: [KolmogorovSmirnov]) {
         var rounds: [KolmogorovSmirnov] = []
-        for round in 0..<3 {
+        for round in 0..<maxRounds {
             let result = try await measure(count: count, seed: seed &+ UInt64(round), real: real, fake: fake)
             rounds.append(result)
             print("latency comparison \(label), round \(round + 1): \(result)")

@@ -14,19 +14,21 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func fakeUploadsTakeAsLongAsRealOnes(kind: TestDatabase) async throws {
         try await RealVerificationStack.run(kind) { stack in
-            let tans = try await stack.positiveTANs(Self.warmUp + 2 * Self.count)
+            // The comparison takes up to `maxRounds` rounds of `count` real and `count` fake uploads.
+            let perKind = LatencyComparison.maxRounds * Self.count
+            let tans = try await stack.positiveTANs(Self.warmUp + perKind)
             // Every body and header is made before the clock runs: timing the test's own work would tell the
             // kinds apart. What the apps send: fourteen keys, real or not.
             let random = SystemRandomSource()
             let today = Payloads.today(Date())
-            let bodies = (0..<(Self.warmUp + 4 * Self.count)).map { _ in
+            let bodies = (0..<(Self.warmUp + 2 * perKind)).map { _ in
                 Payloads.bytes((1...14).map { day in
                     var key = Payloads.key(0, today: today, daysAgo: Int32(day))
                     key.keyData = Data(random.bytes(count: 16))
                     return key
                 })
             }
-            let fakeTANs = (0..<2 * Self.count).map { _ in Codes.uuidV4(using: random) }
+            let fakeTANs = (0..<perKind).map { _ in Codes.uuidV4(using: random) }
             var sent = 0, fakes = 0
             func upload(tan: String, fake: Bool) async throws {
                 defer { sent += 1 }

@@ -13,10 +13,12 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func fakeRequestsTakeAsLongAsRealOnesAtEveryEndpoint(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
-            let needed = Self.warmUp + 2 * Self.count
+            // Each comparison takes up to `maxRounds` rounds of `count` real and `count` fake requests.
+            let perKind = LatencyComparison.maxRounds * Self.count
+            let needed = Self.warmUp + perKind
             // Every input is made before the clock runs: timing the test's own work would tell the kinds apart.
-            let fakeGUIDs = (0..<2 * Self.count).map { _ in VerificationHarness.hashedGUID() }
-            let fakeTokens = (0..<2 * Self.count).map { _ in Codes.uuidV4(using: SystemRandomSource()) }
+            let fakeGUIDs = (0..<perKind).map { _ in VerificationHarness.hashedGUID() }
+            let fakeTokens = (0..<perKind).map { _ in Codes.uuidV4(using: SystemRandomSource()) }
             let guids = (0..<needed).map { _ in VerificationHarness.hashedGUID() }
             for batch in stride(from: 0, to: needed, by: 1_000) {
                 let results = guids[batch..<min(batch + 1_000, needed)].map { ["id": $0, "result": 2] as [String: Any] }
