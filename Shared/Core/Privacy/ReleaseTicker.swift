@@ -15,12 +15,13 @@ final class ReleaseTicker: @unchecked Sendable {
 
     private let lock = NSLock()
     /// Ordered by deadline, the latest first, so that the due ones are taken from the end.
-    private var waiters: [(deadline: ContinuousClock.Instant, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [(deadline: ContinuousClock.Instant, continuation: CheckedContinuation<ContinuousClock.Instant, Never>)] = []
     private var ticking: RepeatedTask?
     private var idleTicks = 0
 
-    /// Returns at the first tick at or after `deadline`.
-    func wait(until deadline: ContinuousClock.Instant) async {
+    /// Returns at the first tick at or after `deadline`, with the instant of that tick.
+    @discardableResult
+    func wait(until deadline: ContinuousClock.Instant) async -> ContinuousClock.Instant {
         await withCheckedContinuation { continuation in
             lock.withLock {
                 // Binary search for the place after every later (or equal) deadline.
@@ -43,8 +44,8 @@ final class ReleaseTicker: @unchecked Sendable {
 
     private func tick() {
         let now = ContinuousClock.now
-        let due: [CheckedContinuation<Void, Never>] = lock.withLock {
-            var due: [CheckedContinuation<Void, Never>] = []
+        let due: [CheckedContinuation<ContinuousClock.Instant, Never>] = lock.withLock {
+            var due: [CheckedContinuation<ContinuousClock.Instant, Never>] = []
             while let last = waiters.last, last.deadline <= now {
                 due.append(waiters.removeLast().continuation)
             }
@@ -57,6 +58,6 @@ final class ReleaseTicker: @unchecked Sendable {
             }
             return due
         }
-        for continuation in due { continuation.resume() }
+        for continuation in due { continuation.resume(returning: now) }
     }
 }

@@ -6,9 +6,9 @@ import OpenAPIRuntime
 
 /// The handlers of `openapi/verification.yaml`. Formats and policies live in `Domain/`, SQL in `Storage/`.
 ///
-/// Every app-facing handler first decides real or fake (`cwa-fake`). A fake request touches no state and no
-/// other service; it waits as long as real requests to the endpoint take and answers a padded random body of the
-/// same status and size.
+/// Every app-facing handler first decides real or fake (`cwa-fake`). A fake request changes no state; it waits
+/// as long as real requests to the endpoint take and answers a padded random body of the same status and size.
+/// Fake polls and TAN requests also read, with random keys, what real ones read (see `fake`).
 struct VerificationAPI: APIProtocol {
     let sessions: SessionStore
     let tans: TanStore
@@ -64,7 +64,7 @@ struct VerificationAPI: APIProtocol {
         guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         if try isFake(input.headers.cwa_hyphen_fake) {
             let answer = testResultResponse(LookedUpResult(result: 0, sampleCollection: clock.now().epochSeconds, labID: nil))
-            await fake("testresult", since: start)
+            await fake("testresult", since: start, decoy: { await lookUpDecoy() })
             return .ok(.init(body: .json(answer)))
         }
         return try await real("testresult", since: start) {
@@ -88,7 +88,7 @@ struct VerificationAPI: APIProtocol {
         guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         if try isFake(input.headers.cwa_hyphen_fake) {
             let answer = tanResponse(Codes.uuidV4(using: random))
-            await fake("tan", since: start)
+            await fake("tan", since: start, decoy: { await lookUpDecoy(); await sessionDecoy() })
             return .created(.init(body: .json(answer)))
         }
         return try await real("tan", since: start) {
@@ -188,9 +188,30 @@ struct VerificationAPI: APIProtocol {
         try FakeRequestHeader.isFake(header.rawValue)
     }
 
-    private func fake(_ endpoint: String, since start: ContinuousClock.Instant) async {
+    /// Waits until a fake answer may leave. A fake whose real counterpart asks the test-result service first
+    /// does the same reads with random keys (`decoy`): the network threads that a real request's lookup wakes
+    /// write its answer measurably faster (0.1 to 0.3 ms on an idle server) than threads that slept, and a wake-up
+    /// of the handler alone did not imitate that. A decoy reads only, keys that match nothing; its failures do
+    /// not change the fake's answer.
+    private func fake(_ endpoint: String, since start: ContinuousClock.Instant, decoy: (() async -> Void)? = nil) async {
         count(endpoint, "fake")
-        await latency.releaseFake(endpoint: endpoint, since: start)
+        if let decoy {
+            await decoy()
+            await latency.release(endpoint: endpoint, since: start)
+        } else {
+            await latency.releaseFake(endpoint: endpoint, since: start)
+        }
+    }
+
+    /// What a real poll does: find the session, ask the test-result service.
+    private func lookUpDecoy() async {
+        _ = try? await sessions.session(tokenHash: SecretHash.sha256Hex(Codes.uuidV4(using: random)))
+        _ = try? await testResults.result(for: SecretHash.sha256Hex(Codes.uuidV4(using: random)))
+    }
+
+    /// What a real TAN request does after the lookup: a round trip to its own database.
+    private func sessionDecoy() async {
+        _ = try? await sessions.session(tokenHash: SecretHash.sha256Hex(Codes.uuidV4(using: random)))
     }
 
     /// Runs a real request, timing it for the release times of all answers, counting its outcome, and releasing
