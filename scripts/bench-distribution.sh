@@ -12,8 +12,9 @@ BUILD=${BUILD:-release}
 COUNTS=("$@")
 ((${#COUNTS[@]})) || COUNTS=(10000 100000 1000000)
 
-swift build -c "$BUILD" --product submission-service >&2
-BIN=$(swift build -c "$BUILD" --show-bin-path)/submission-service
+# Statically linked as in the Dockerfile (and scripts/bench), so both share one build directory's products.
+swift build -c "$BUILD" --static-swift-stdlib --product submission-service >&2
+BIN=$(swift build -c "$BUILD" --static-swift-stdlib --show-bin-path)/submission-service
 
 printf '| keys | build | wall time (s) | peak RSS (MB) | files written |\n|---:|---|---:|---:|---:|\n'
 for count in "${COUNTS[@]}"; do
