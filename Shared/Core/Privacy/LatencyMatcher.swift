@@ -83,18 +83,21 @@ public final class LatencyMatcher: @unchecked Sendable {
     }
 
     /// Waits as `release` does, for a fake answer. A real request's work ends with a wake-up (the database or a
-    /// service answering) some time before its release; threads that were woken a moment ago answer faster than
-    /// threads that slept for the whole delay. So a fake also wakes once, after a duration drawn from the recent
-    /// real work, and then waits for its release like a real answer.
+    /// service answering) some time before its release, and threads that were woken a moment ago answer faster
+    /// than threads that slept for the whole delay. A fake imitates that in one of two ways:
     ///
-    /// The fake's wake-up is itself on a tick. When that tick is at or past the release time, the fake leaves on
-    /// it, as a real answer whose work overran its release does: waiting for one more tick made fakes on an idle
-    /// server a fraction of a tick slower than real answers, and a two-sample test saw it.
-    ///
-    /// A wake-up imitates work done in the handler's own process. When a real request's work ends with an answer
-    /// from another service, the network threads it woke answer faster too; a fake of such an endpoint does the
-    /// same calls with keys that match nothing (see `VerificationAPI`) and then waits with `release`.
-    public func releaseFake(endpoint: String, since start: ContinuousClock.Instant) async {
+    /// - With a `decoy` (the real request's reads, with keys that match nothing), it runs the decoy and then waits
+    ///   with `release`. Endpoints whose real work asks another service need this: the network threads that the
+    ///   other service's answer wakes write the answer 0.1 to 0.3 ms sooner, which no wake-up of the handler alone
+    ///   imitated, and a two-sample test saw it.
+    /// - Without one, it wakes once after a duration drawn from the recent real work, on a tick. When that tick is
+    ///   at or past the release time, it leaves on it, as a real answer whose work overran its release does.
+    public func releaseFake(endpoint: String, since start: ContinuousClock.Instant, decoy: (() async -> Void)? = nil) async {
+        if let decoy {
+            await decoy()
+            await release(endpoint: endpoint, since: start)
+            return
+        }
         let release = start + .nanoseconds(Int64(releaseDelay(endpoint: endpoint) * 1e9))
         let work: Double? = lock.withLock { windows[endpoint]?.sample(random) }
         if let work {

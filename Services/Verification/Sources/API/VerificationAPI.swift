@@ -188,30 +188,28 @@ struct VerificationAPI: APIProtocol {
         try FakeRequestHeader.isFake(header.rawValue)
     }
 
-    /// Waits until a fake answer may leave. A fake whose real counterpart asks the test-result service first
-    /// does the same reads with random keys (`decoy`): the network threads that a real request's lookup wakes
-    /// write its answer measurably faster (0.1 to 0.3 ms on an idle server) than threads that slept, and a wake-up
-    /// of the handler alone did not imitate that. A decoy reads only, keys that match nothing; its failures do
-    /// not change the fake's answer.
+    /// Waits until a fake answer may leave; a `decoy` does the real request's reads first (see
+    /// `LatencyMatcher.releaseFake`). A decoy reads only, keys that match nothing; its failures do not change the
+    /// fake's answer.
     private func fake(_ endpoint: String, since start: ContinuousClock.Instant, decoy: (() async -> Void)? = nil) async {
         count(endpoint, "fake")
-        if let decoy {
-            await decoy()
-            await latency.release(endpoint: endpoint, since: start)
-        } else {
-            await latency.releaseFake(endpoint: endpoint, since: start)
-        }
+        await latency.releaseFake(endpoint: endpoint, since: start, decoy: decoy)
     }
 
     /// What a real poll does: find the session, ask the test-result service.
     private func lookUpDecoy() async {
-        _ = try? await sessions.session(tokenHash: SecretHash.sha256Hex(Codes.uuidV4(using: random)))
-        _ = try? await testResults.result(for: SecretHash.sha256Hex(Codes.uuidV4(using: random)))
+        await sessionDecoy()
+        _ = try? await testResults.result(for: randomKey())
     }
 
-    /// What a real TAN request does after the lookup: a round trip to its own database.
+    /// A round trip to verification's own database.
     private func sessionDecoy() async {
-        _ = try? await sessions.session(tokenHash: SecretHash.sha256Hex(Codes.uuidV4(using: random)))
+        _ = try? await sessions.session(tokenHash: randomKey())
+    }
+
+    /// A hash of a fresh random UUID: the form of a token hash or a hashed GUID, matching no stored one.
+    private func randomKey() -> String {
+        SecretHash.sha256Hex(Codes.uuidV4(using: random))
     }
 
     /// Runs a real request, timing it for the release times of all answers, counting its outcome, and releasing
