@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import Logging
 import Metrics
+import NIOPosix
 
 /// What one distribution run did.
 public struct DistributionReport: Sendable, Equatable {
@@ -44,9 +45,23 @@ public struct Distributor: Sendable {
 
     public func run(now: Date) async throws -> DistributionReport {
         let start = ContinuousClock.now
+        let selected = try await keys.keys(now: now)
+        // Signing, zipping and writing files take seconds at national scale and block their thread: they run on
+        // NIO's thread pool rather than on one of Swift concurrency's few threads, which `serve` needs for
+        // submissions meanwhile.
+        let report = try await NIOThreadPool.singleton.runIfActive { try publish(selected, now: now) }
+        logger.info("distribution run finished", metadata: [
+            "selected": "\(report.keysSelected)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
+            "kept": "\(report.filesAlreadyPublished)", "removed": "\(report.foldersRemoved)",
+            "duration": "\(ContinuousClock.now - start)",
+        ])
+        return report
+    }
+
+    /// Everything after the query: plan, write the files, apply retention.
+    private func publish(_ selected: [ExportableKey], now: Date) throws -> DistributionReport {
         try FileManager.default.createDirectory(at: configuration.exportDirectory, withIntermediateDirectories: true)
         writer.removeTemporaryFiles()
-        let selected = try await keys.keys(now: now)
         let plan = configuration.planner.plan(keys: selected, now: now)
         var report = DistributionReport(keysSelected: selected.count, keysPending: plan.pendingKeys)
         let batcher = ExportBatches(maxKeysPerFile: configuration.maxKeysPerFile)
@@ -85,11 +100,6 @@ public struct Distributor: Sendable {
         Counter(label: "distribution_runs_total").increment()
         Gauge(label: "distribution_keys_pending").record(plan.pendingKeys)
         Counter(label: "distribution_files_written_total").increment(by: report.filesWritten)
-        logger.info("distribution run finished", metadata: [
-            "selected": "\(report.keysSelected)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
-            "kept": "\(report.filesAlreadyPublished)", "removed": "\(report.foldersRemoved)",
-            "duration": "\(ContinuousClock.now - start)",
-        ])
         return report
     }
 

@@ -13,13 +13,15 @@ struct TestResultAPI: APIProtocol {
 
     func postLabResults(_ input: Operations.postLabResults.Input) async throws -> Operations.postLabResults.Output {
         guard case .json(let batch) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
-        try await storeBatch(batch, kind: .pcr)
+        let results = batch.testResults.map { IncomingResult(id: $0.id, result: $0.result, sampleCollection: $0.sc) }
+        try await storeBatch(results, claimedLab: batch.labId, kind: .pcr)
         return .noContent(.init())
     }
 
     func postQuickTestResults(_ input: Operations.postQuickTestResults.Input) async throws -> Operations.postQuickTestResults.Output {
         guard case .json(let batch) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
-        try await storeBatch(batch, kind: .quick)
+        let results = batch.testResults.map { IncomingResult(id: $0.id, result: $0.result, sampleCollection: $0.sc) }
+        try await storeBatch(results, claimedLab: batch.labId, kind: .quick)
         return .noContent(.init())
     }
 
@@ -40,20 +42,16 @@ struct TestResultAPI: APIProtocol {
         return .ok(.init(body: .json(answer)))
     }
 
-    private func storeBatch(_ batch: Components.Schemas.ResultBatch, kind: ResultKind) async throws {
+    private func storeBatch(_ results: [IncomingResult], claimedLab: String?, kind: ResultKind) async throws {
         guard let labID = AuthenticatedLab.labID else { throw APIError.unauthorized() }
-        if let claimed = batch.labId, claimed != labID {
+        if let claimed = claimedLab, claimed != labID {
             Counter(label: "testresult_batches_rejected_total", dimensions: [("kind", kind.rawValue), ("reason", "lab_mismatch")]).increment()
             throw APIError.forbidden("labId does not match the lab of the credential.", code: "lab_mismatch")
         }
         let now = clock.now()
         let valid: [ValidResult]
         do {
-            valid = try validator.validate(
-                batch.testResults.map { IncomingResult(id: $0.id, result: $0.result, sampleCollection: $0.sc) },
-                kind: kind,
-                now: now
-            )
+            valid = try validator.validate(results, kind: kind, now: now)
         } catch {
             Counter(label: "testresult_batches_rejected_total", dimensions: [("kind", kind.rawValue), ("reason", error.reason.rawValue)]).increment()
             if error.reason == .tooLarge { throw APIError(.contentTooLarge, code: "batch_too_large", message: error.message) }
