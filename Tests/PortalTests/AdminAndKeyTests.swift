@@ -73,6 +73,8 @@ import Testing
         #expect(defaults.allowedHosts == ["localhost", "127.0.0.1"])
         #expect(!defaults.cookieSecure)
         #expect(defaults.sessionTimeout == .seconds(4 * 3600))
+        #expect(defaults.signInThrottle.attempts == 5)
+        #expect(defaults.signInThrottle.window == .seconds(900))
         let https = try PortalConfiguration(TestServices.settings(["PUBLIC_URL": "https://portal.example", "HEALTH_AUTHORITIES": "1.01.0.01., 2.02.0.02.=Amt"]))
         #expect(https.cookieSecure)
         #expect(https.allowedHosts.contains("portal.example"))
@@ -80,6 +82,8 @@ import Testing
         #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["HEALTH_AUTHORITIES": "1,1"])) }
         #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["OIDC_ISSUER": "https://idp.example"])) }
         #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["LOCAL_LOGIN": "false"])) }
+        #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["LOGIN_ATTEMPTS": "0"])) }
+        #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["LOGIN_ATTEMPT_WINDOW": "0s"])) }
     }
 
     @Test func teleTANsAreGroupedForReadingAloud() {

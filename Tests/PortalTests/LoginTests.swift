@@ -54,6 +54,90 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func aNameOutOfAttemptsIsRefusedEvenWithTheRightPasswordUntilItsWindowEnds(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "3", "LOGIN_ATTEMPT_WINDOW": "10m"]) { h in
+            try await h.addOfficer("anna")
+            let browser = h.browser()
+            for _ in 1...3 { try #require(try await browser.signIn("anna", "a guess").status == 401) }
+            h.clock.advance(by: 60)
+            let throttled = try await browser.signIn("anna", PortalHarness.password)
+            #expect(throttled.status == 429)
+            #expect(throttled.header("Retry-After") == "540")
+            #expect(throttled.text.contains("too many sign-in attempts with this user name. Please try again in 9 minutes."))
+            #expect(throttled.text.contains(#"value="anna""#))
+            #expect(browser.cookies["portal_session"] == nil)
+            try #require(try await browser.get("/").status == 303)
+            // Another name is not affected.
+            try await h.addOfficer("bert")
+            try #require(try await h.browser().signIn("bert", PortalHarness.password).status == 303)
+
+            h.clock.advance(by: 539)
+            try #require(try await browser.signIn("anna", PortalHarness.password).status == 429)
+            h.clock.advance(by: 1)
+            let signedIn = try await browser.signIn("anna", PortalHarness.password)
+            #expect(signedIn.status == 303)
+            #expect(try await browser.get("/").status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aSuccessfulSignInStartsTheCountAgain(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "3", "LOGIN_ATTEMPT_WINDOW": "10m"]) { h in
+            try await h.addOfficer("anna")
+            for _ in 1...2 { try #require(try await h.browser().signIn("anna", "a typo").status == 401) }
+            try #require(try await h.browser().signIn("anna", PortalHarness.password).status == 303)
+            for _ in 1...2 { try #require(try await h.browser().signIn("anna", "a typo").status == 401) }
+            #expect(try await h.browser().signIn("anna", PortalHarness.password).status == 303)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func anUnknownNameIsThrottledLikeAKnownOne(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "2", "LOGIN_ATTEMPT_WINDOW": "5m"]) { h in
+            try await h.addOfficer("anna")
+            var answers: [String: [Int]] = [:]
+            for name in ["anna", "nobody"] {
+                for _ in 1...3 { answers[name, default: []].append(try await h.browser().signIn(name, "a guess").status) }
+            }
+            #expect(answers["anna"] == [401, 401, 429])
+            #expect(answers["nobody"] == answers["anna"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func parallelGuessesCannotExceedTheLimit(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "4", "LOGIN_ATTEMPT_WINDOW": "10m"]) { h in
+            try await h.addOfficer("anna")
+            // Every attempt is counted before its password is checked, so requests running bcrypt side by side
+            // still get four checks between them.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<12 { group.addTask { try await h.browser().signIn("anna", "a guess").status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count == 4)
+            #expect(statuses.filter { $0 == 429 }.count == 8)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func endedWindowsAreCleanedUp(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let throttle = SignInThrottle(attempts: 5, window: .seconds(600))
+            let store = SignInAttemptStore(database: h.database)
+            let first = try await store.count(nameHash: "a", now: h.clock.now(), throttle: throttle)
+            #expect(first == .init(number: 1, windowStart: h.clock.now().epochSeconds))
+            #expect(try await store.count(nameHash: "a", now: h.clock.now(), throttle: throttle).number == 2)
+            h.clock.advance(by: 300)
+            _ = try await store.count(nameHash: "b", now: h.clock.now(), throttle: throttle)
+            h.clock.advance(by: 300)
+            #expect(try await store.deleteExpired(now: h.clock.now(), throttle: throttle) == 1)
+            // "b" is still in its window; "a" starts a new one.
+            #expect(try await store.count(nameHash: "b", now: h.clock.now(), throttle: throttle).number == 2)
+            #expect(try await store.count(nameHash: "a", now: h.clock.now(), throttle: throttle).number == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func aDisabledOfficerCannotSignInAndLosesOpenSessions(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind) { h in
             let open = try await h.signedIn("bert")

@@ -44,6 +44,8 @@ public struct PortalConfiguration: Sendable {
     public var localLogin: Bool
     /// OpenID Connect login, when `OIDC_ISSUER`, `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET` are set.
     public var oidc: OIDCSettings?
+    /// Sign-in attempts per user name and window (`LOGIN_ATTEMPTS`, default 5; `LOGIN_ATTEMPT_WINDOW`, default 15 min).
+    public var signInThrottle: SignInThrottle
     /// How often expired sessions and login attempts are removed (`CLEANUP_INTERVAL`, default 15 min).
     public var cleanupInterval: Duration
 
@@ -78,6 +80,10 @@ public struct PortalConfiguration: Sendable {
         guard localLogin || oidc != nil else {
             throw ConfigurationError(variable: "LOCAL_LOGIN", reason: "is false, but OIDC is not configured: nobody could sign in")
         }
+        signInThrottle = SignInThrottle(
+            attempts: try settings.int("LOGIN_ATTEMPTS", default: 5, in: 1...1000),
+            window: try settings.duration("LOGIN_ATTEMPT_WINDOW", default: .seconds(900), minimum: .seconds(1))
+        )
         cleanupInterval = try settings.duration("CLEANUP_INTERVAL", default: .seconds(900), minimum: .seconds(1))
     }
 }

@@ -46,6 +46,7 @@ public enum PortalService {
         let sessions = SessionStore(database: database)
         let oidcLogins = OIDCLoginStore(database: database)
         let rateLimits = OfficerRateLimitStore(database: database)
+        let signInAttempts = SignInAttemptStore(database: database)
         let web = PortalWeb(
             configuration: configuration,
             pages: pages,
@@ -54,6 +55,7 @@ public enum PortalService {
             sessions: sessions,
             oidcLogins: oidcLogins,
             rateLimits: rateLimits,
+            signInAttempts: signInAttempts,
             audit: AuditLog(database: database),
             hasher: PasswordHasher(cost: configuration.bcryptCost),
             signer: signer,
@@ -82,6 +84,7 @@ public enum PortalService {
             let expired = try await sessions.deleteExpired(now: now)
             _ = try await oidcLogins.deleteStarted(before: now.addingTimeInterval(-PortalWeb.oidcLoginLifetime))
             _ = try await rateLimits.deleteExpired(now: now)
+            _ = try await signInAttempts.deleteExpired(now: now, throttle: configuration.signInThrottle)
             if expired > 0 { logger.debug("expired sessions removed", metadata: ["count": "\(expired)"]) }
         }
         return ServiceBundle(

@@ -19,6 +19,14 @@ extension PortalWeb {
         guard !name.isEmpty, !password.isEmpty, password.utf8.count <= PasswordPolicy.maximumLength else {
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
+        let nameHash = SecretHash.sha256Hex(name)
+        let throttle = configuration.signInThrottle
+        let now = clock.now()
+        let attempt = try await signInAttempts.count(nameHash: nameHash, now: now, throttle: throttle)
+        if case .refused(let retryAfter) = throttle.decide(attemptNumber: attempt.number, windowStart: attempt.windowStart, now: now) {
+            if attempt.number == throttle.attempts + 1 { logger.warning("sign-in attempts of one user name exhausted; throttled until its window ends") }
+            return throttledForm(request, userName: name, retryAfterSeconds: retryAfter)
+        }
         let user = try await users.find(name: name)
         // A disabled or unknown account costs the same bcrypt work as a wrong password and gets the same answer.
         let usable = user.flatMap { $0.isDisabled ? nil : $0 }
@@ -26,6 +34,7 @@ extension PortalWeb {
             logger.notice("sign-in refused")
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
+        try await signInAttempts.reset(nameHash: nameHash)
         var response = try await startSession(for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil, response: redirect("/"))
         response.setCookie(cookies.clearLogin())
         return response
@@ -39,8 +48,24 @@ extension PortalWeb {
         return signInAgain(.signedOut)
     }
 
-    /// The sign-in page with a fresh double-submit token in a cookie and in the form.
+    /// The sign-in page saying when the name may try again (429 with `Retry-After`); no password was checked.
+    private func throttledForm(_ request: Request, userName: String, retryAfterSeconds: Int64) -> Response {
+        let texts = language(request).texts
+        // Whole minutes, rounded up: "in 1 minute" rather than "in 0 minutes".
+        let minutes = (retryAfterSeconds + 59) / 60
+        let message = PortalTexts.fill(texts.loginThrottled, ["duration": texts.duration(seconds: Int(minutes * 60))])
+        var response = loginForm(request, notice: nil, error: message, status: .tooManyRequests, userName: userName)
+        response.headers[.retryAfter] = "\(retryAfterSeconds)"
+        return response
+    }
+
     private func loginForm(_ request: Request, notice: LoginNotice?, failed: Bool, userName: String?) -> Response {
+        let texts = language(request).texts
+        return loginForm(request, notice: notice, error: failed ? texts.loginFailed : nil, status: failed ? .unauthorized : .ok, userName: userName)
+    }
+
+    /// The sign-in page with a fresh double-submit token in a cookie and in the form.
+    private func loginForm(_ request: Request, notice: LoginNotice?, error: String?, status: HTTPResponse.Status, userName: String?) -> Response {
         let language = language(request)
         let texts = language.texts
         let token = random.bytes(count: 32).hexString
@@ -48,9 +73,9 @@ extension PortalWeb {
         if configuration.localLogin { values["localLogin"] = true }
         if let oidc { values["oidcName"] = oidc.providerName }
         if let notice { values["notice"] = notice.text(texts) }
-        if failed { values["error"] = texts.loginFailed }
+        if let error { values["error"] = error }
         if let userName, !userName.isEmpty { values["username"] = userName }
-        var response = pages.render("login", language: language, title: texts.loginTitle, session: nil, status: failed ? .unauthorized : .ok, values: values)
+        var response = pages.render("login", language: language, title: texts.loginTitle, session: nil, status: status, values: values)
         response.setCookie(cookies.login(token))
         return response
     }

@@ -13,6 +13,7 @@ struct PortalWeb: Sendable {
     let sessions: SessionStore
     let oidcLogins: OIDCLoginStore
     let rateLimits: OfficerRateLimitStore
+    let signInAttempts: SignInAttemptStore
     let audit: AuditLog
     let hasher: PasswordHasher
     /// Local mode: signs the officer's token for verification (nil when local login is off).

@@ -12,6 +12,7 @@ extension PortalTexts {
         signInWith: "Sign in with",
         or: "or",
         loginFailed: "The user name or password is wrong, or the account is disabled.",
+        loginThrottled: "There have been too many sign-in attempts with this user name. Please try again in {duration}.",
         signedOut: "You have been signed out.",
         sessionEnded: "Your session has ended. Please sign in again.",
         oidcFailed: "Signing in with the identity provider did not work. Please try again.",

@@ -12,6 +12,7 @@ extension PortalTexts {
         signInWith: "Anmelden mit",
         or: "oder",
         loginFailed: "Benutzername oder Passwort ist falsch, oder das Konto ist gesperrt.",
+        loginThrottled: "Mit diesem Benutzernamen gab es zu viele Anmeldeversuche. Bitte versuchen Sie es in {duration} erneut.",
         signedOut: "Sie wurden abgemeldet.",
         sessionEnded: "Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an.",
         oidcFailed: "Die Anmeldung beim Identitätsanbieter hat nicht funktioniert. Bitte versuchen Sie es erneut.",

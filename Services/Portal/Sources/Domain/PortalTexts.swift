@@ -18,6 +18,8 @@ public struct PortalTexts: Sendable {
     let signInWith: String
     let or: String
     let loginFailed: String
+    /// `{duration}`
+    let loginThrottled: String
     let signedOut: String
     let sessionEnded: String
     let oidcFailed: String

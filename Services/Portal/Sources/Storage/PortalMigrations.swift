@@ -61,6 +61,18 @@ enum PortalMigrations {
                 "CREATE INDEX portal_audit_log_occurred_at ON portal_audit_log (occurred_at)",
             ]
         },
+        Migration(version: 2, name: "create sign-in attempts") { _ in
+            [
+                """
+                CREATE TABLE portal_sign_in_attempts (
+                    name_hash TEXT PRIMARY KEY,
+                    attempts BIGINT NOT NULL,
+                    window_start BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX portal_sign_in_attempts_window_start ON portal_sign_in_attempts (window_start)",
+            ]
+        },
     ]
 
     static var migrator: Migrator { Migrator(service: "portal", migrations: all) }
