@@ -44,11 +44,17 @@ public final class ServiceProcess: @unchecked Sendable {
         throw ServiceProcessError.notReady(name, log)
     }
 
-    /// SIGTERM, then waits for the graceful exit.
-    public func stop() {
+    /// SIGTERM, then waits for the graceful exit; SIGKILL if it has not come after `patience`, so that a service
+    /// stuck in its shutdown fails no more than its own test instead of hanging the run.
+    public func stop(patience: Duration = .seconds(30)) {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + patience
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            print("\(name) did not stop within \(patience) of SIGTERM; killed. Its log: \(logFile.path)")
+            kill()
+        }
     }
 
     /// SIGKILL: a crash, for failure tests.

@@ -109,7 +109,8 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     /// Not with Foundation's `Process`: on Linux it learns that a child ended when a socket the child inherited
     /// closes, and `pg_ctl start` hands that socket on to the server it leaves running, so the command would seem
     /// to run until the server stops. Here the child is spawned directly and its own exit is awaited (`waitpid`)
-    /// on a thread of its own. Output goes to a file: the server keeps the descriptors it inherited.
+    /// on a thread of its own. Output goes to a file: the server keeps the descriptors it inherited, so it inherits
+    /// no others.
     private func run(_ executable: String, _ arguments: [String], asPostgres: Bool) async throws {
         let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-command-\(UUID().uuidString).log")
@@ -121,6 +122,18 @@ public final class ThrowawayPostgres: @unchecked Sendable {
         }
     }
 
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34) is not in Swift's Glibc module, so it is looked up;
+    /// without it, every descriptor the test process may have open is closed one by one (closing one that is not
+    /// open is not an error for posix_spawn).
+    private static func closeFrom(_ first: Int32, in actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"),
+           unsafeBitCast(symbol, to: CloseFrom.self)(&actions, first) == 0 {
+            return
+        }
+        for fd in first..<Int32(min(sysconf(Int32(_SC_OPEN_MAX)), 4096)) { posix_spawn_file_actions_addclose(&actions, fd) }
+    }
+
     /// Spawns `argv` with standard input from /dev/null and both outputs appended to `outputPath`, and returns its
     /// exit status (128 + the signal when a signal ended it).
     private static func spawnAndWait(_ argv: [String], outputPath: String) async throws -> Int32 {
@@ -130,6 +143,10 @@ public final class ThrowawayPostgres: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test process: `pg_ctl start` leaves the server running with whatever it inherited, and
+        // a server holding the test's end of an HTTP connection keeps that connection open after the test closed
+        // it, so the service at the other end waited for it in its graceful shutdown.
+        closeFrom(3, in: &actions)
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0

@@ -20,16 +20,36 @@ import Testing
     }
 
     @Test func aStuckOperationFailsAtTheDeadline() async {
-        let ignoresCancellationUntil = ContinuousClock.now + .seconds(3)
         let start = ContinuousClock.now
         await #expect(throws: DatabaseTimeoutError.self) {
             try await OperationDeadline.run(.milliseconds(100)) { () async throws -> Int in
                 // A query on a connection the server closed under it: cancellation does not end it.
-                while ContinuousClock.now < ignoresCancellationUntil { try? await Task.sleep(for: .milliseconds(10)) }
+                await Self.ignoringCancellation(for: 3)
                 return 1
             }
         }
         // The caller did not wait for the operation (3 s); the bound is loose, this is not a speed test.
         #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test func aCancelledCallerOfAStuckOperationStillGetsAnAnswerAtTheDeadline() async {
+        let start = ContinuousClock.now
+        let caller = Task {
+            try await OperationDeadline.run(.milliseconds(200)) { () async throws -> Int in
+                await Self.ignoringCancellation(for: 3)
+                return 1
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(20))
+        caller.cancel()
+        await #expect(throws: DatabaseTimeoutError.self) { try await caller.value }
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    /// Waits `seconds` whatever happens to the task meanwhile.
+    static func ignoringCancellation(for seconds: Double) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.resume() }
+        }
     }
 }

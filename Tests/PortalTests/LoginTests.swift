@@ -110,10 +110,7 @@ import Testing
             try await h.addOfficer("anna")
             // Every attempt is counted before its password is checked, so requests running bcrypt side by side
             // still get four checks between them.
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<12 { group.addTask { try await h.browser().signIn("anna", "a guess").status } }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
+            let statuses = try await concurrently(12) { try await h.browser().signIn("anna", "a guess").status }
             #expect(statuses.filter { $0 == 401 }.count == 4)
             #expect(statuses.filter { $0 == 429 }.count == 8)
         }

@@ -130,10 +130,7 @@ import Testing
         try await PortalHarness.run(on: kind) { h in
             let anna = try await h.signedIn("anna")
             let token = try PortalBrowser.csrf(in: try await anna.get("/"))
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<5 { group.addTask { try await anna.post("/teletan", [("csrf", token), ("type", "TEST")]).status } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let statuses = try await concurrently(5) { try await anna.post("/teletan", [("csrf", token), ("type", "TEST")]).status }
             #expect(statuses.filter { $0 == 200 }.count == 1)
             #expect(statuses.filter { $0 == 429 }.count == 4)
         }

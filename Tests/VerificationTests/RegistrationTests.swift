@@ -96,10 +96,7 @@ import Testing
     func fiftyConcurrentRegistrationsOfOneGUIDHaveOneWinner(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             let guid = VerificationHarness.hashedGUID()
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<50 { group.addTask { try await h.register(guid: guid).status } }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
+            let statuses = try await concurrently(50) { try await h.register(guid: guid).status }
             #expect(statuses.filter { $0 == 201 }.count == 1)
             #expect(statuses.filter { $0 == 400 }.count == 49)
         }

@@ -98,10 +98,7 @@ import Testing
     func fiftyConcurrentRegistrationsOfOneTeleTANHaveOneWinner(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             let teleTAN = try await h.newTeleTAN()
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<50 { group.addTask { try await h.register(teleTAN: teleTAN).status } }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
+            let statuses = try await concurrently(50) { try await h.register(teleTAN: teleTAN).status }
             #expect(statuses.filter { $0 == 201 }.count == 1)
             #expect(statuses.allSatisfy { $0 == 201 || $0 == 400 || $0 == 429 })
         }

@@ -117,10 +117,7 @@ import Testing
     func fiftyConcurrentVerificationsOfOneTANHaveOneWinner(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<50 { group.addTask { try await h.verify(tan).status } }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
+            let statuses = try await concurrently(50) { try await h.verify(tan).status }
             #expect(statuses.filter { $0 == 200 }.count == 1)
             #expect(statuses.filter { $0 == 404 }.count == 49)
         }
@@ -130,10 +127,7 @@ import Testing
     func fiftyConcurrentTANRequestsForOneTokenHaveOneWinner(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             let token = try await h.registeredToken(result: 2)
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<50 { group.addTask { try await h.tan(token).status } }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
+            let statuses = try await concurrently(50) { try await h.tan(token).status }
             #expect(statuses.filter { $0 == 201 }.count == 1)
             #expect(statuses.filter { $0 == 400 }.count == 49)
             try #require(try await h.rows("tans") == 1)

@@ -53,21 +53,24 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
         let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
             self.finish(.failure(DatabaseTimeoutError(limit: limit)))
         }
-        let cancelNow = lock.withLock {
+        let (cancelNow, finished) = lock.withLock {
             self.work = work
             self.timer = timer
-            return cancelled
+            return (cancelled, continuation == nil)
         }
+        // The operation may have ended before the timer was stored, and `finish` could not cancel it then.
+        if finished { timer.cancel() }
         if cancelNow { cancel() }
     }
 
+    /// The caller was cancelled (e.g. the service is shutting down): the operation is asked to stop, and the
+    /// deadline stays, because an operation stuck on a closed connection ignores the request.
     func cancel() {
-        let (work, timer) = lock.withLock {
+        let work = lock.withLock {
             cancelled = true
-            return (self.work, self.timer)
+            return self.work
         }
         work?.cancel()
-        timer?.cancel()
     }
 
     private func finish(_ result: Result<T, any Error>) {
