@@ -77,6 +77,10 @@ import Testing
             let signedIn = try await browser.signIn("anna", PortalHarness.password)
             #expect(signedIn.status == 303)
             #expect(try await browser.get("/").status == 200)
+            let metrics = try await h.browser().get("/metrics").text
+            for outcome in ["signed_in", "refused", "throttled"] {
+                #expect(metrics.contains(#"portal_sign_ins_total{outcome="\#(outcome)"}"#))
+            }
         }
     }
 

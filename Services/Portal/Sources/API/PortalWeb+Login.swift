@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import Hummingbird
+import Metrics
 
 /// Sign-in with a local account, and sign-out.
 extension PortalWeb {
@@ -25,6 +26,7 @@ extension PortalWeb {
         let attempt = try await signInAttempts.count(nameHash: nameHash, now: now, throttle: throttle)
         if case .refused(let retryAfter) = throttle.decide(attemptNumber: attempt.number, windowStart: attempt.windowStart, now: now) {
             if attempt.number == throttle.attempts + 1 { logger.warning("sign-in attempts of one user name exhausted; throttled until its window ends") }
+            countSignIn(.throttled)
             return throttledForm(request, userName: name, retryAfterSeconds: retryAfter)
         }
         let user = try await users.find(name: name)
@@ -32,9 +34,11 @@ extension PortalWeb {
         let usable = user.flatMap { $0.isDisabled ? nil : $0 }
         guard try await hasher.verify(password, against: usable?.passwordHash), let usable else {
             logger.notice("sign-in refused")
+            countSignIn(.refused)
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
         try await signInAttempts.reset(nameHash: nameHash)
+        countSignIn(.signedIn)
         var response = try await startSession(for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil, response: redirect("/"))
         response.setCookie(cookies.clearLogin())
         return response
@@ -46,6 +50,18 @@ extension PortalWeb {
         try await sessions.delete(idHash: current.idHash)
         logger.info("officer signed out", metadata: ["officer": "\(current.officer.name)"])
         return signInAgain(.signedOut)
+    }
+
+    enum SignInOutcome: String {
+        case signedIn = "signed_in"
+        case refused
+        /// Out of attempts for the name: a guessing attack, or an officer who forgot the password.
+        case throttled
+    }
+
+    /// `portal_sign_ins_total{outcome}`: local accounts only (the identity provider counts its own).
+    private func countSignIn(_ outcome: SignInOutcome) {
+        Counter(label: "portal_sign_ins_total", dimensions: [("outcome", outcome.rawValue)]).increment()
     }
 
     /// The sign-in page saying when the name may try again (429 with `Retry-After`); no password was checked.
