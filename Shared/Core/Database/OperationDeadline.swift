@@ -18,9 +18,9 @@ public struct DatabaseTimeoutError: Error, CustomStringConvertible {
 ///
 /// Why not `Task.sleep` for the deadline: on Linux a cancelled sleep leaves its timer, and the sleeping task's
 /// memory, in the dispatch timer heap until the full limit has passed. At thousands of operations per second and
-/// a limit of 30 s that was some 100,000 live timers: 100–150 MB more peak memory on PostgreSQL than on SQLite, and
-/// about 5 % of the verification service's CPU re-sorting the heap (docs/benchmarks.md). A timer scheduled on an
-/// event loop leaves the loop's queue when it is cancelled.
+/// a limit of 30 s that was some 100,000 live timers: 30–50 MB of the verification service's peak memory, and about
+/// 5 % of its CPU re-sorting the heap (docs/benchmarks.md). A timer scheduled on an event loop leaves the loop's
+/// queue when it is cancelled.
 enum OperationDeadline {
     static func run<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let outcome = OnceOutcome<T>()
