@@ -96,6 +96,30 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func anAdministratorSettingAPasswordOrEnablingTheAccountLiftsTheLimit(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "2", "LOGIN_ATTEMPT_WINDOW": "15m"]) { h in
+            try await h.addOfficer("anna")
+            for _ in 1...2 { try #require(try await h.browser().signIn("anna", "forgotten").status == 401) }
+            try #require(try await h.browser().signIn("anna", PortalHarness.password).status == 429)
+            let output = try await h.users(["set-password", "anna"], password: "another long passphrase")
+            #expect(output.contains("sign-in attempts count from zero"))
+            #expect(try await h.browser().signIn("anna", "another long passphrase").status == 303)
+
+            try await h.addOfficer("bert")
+            for _ in 1...3 { _ = try await h.browser().signIn("bert", "a guess") }
+            try #require(try await h.browser().signIn("bert", PortalHarness.password).status == 429)
+            try await h.users(["disable", "bert"])
+            try await h.users(["enable", "bert"])
+            #expect(try await h.browser().signIn("bert", PortalHarness.password).status == 303)
+            // Another name's count is untouched.
+            try await h.addOfficer("carla")
+            for _ in 1...2 { try #require(try await h.browser().signIn("carla", "a guess").status == 401) }
+            try await h.users(["enable", "bert"])
+            #expect(try await h.browser().signIn("carla", PortalHarness.password).status == 429)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func anUnknownNameIsThrottledLikeAKnownOne(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "2", "LOGIN_ATTEMPT_WINDOW": "5m"]) { h in
             try await h.addOfficer("anna")

@@ -35,6 +35,7 @@ public enum PortalAdmin {
     ) async throws -> String {
         let store = UserStore(database: database)
         let sessions = SessionStore(database: database)
+        let signInAttempts = SignInAttemptStore(database: database)
         let hasher = PasswordHasher(cost: cost)
         let now = environment.clock.now()
         let positional = words.positional
@@ -59,7 +60,10 @@ public enum PortalAdmin {
         case ("disable", 2), ("enable", 2):
             let disable = positional[0] == "disable"
             guard try await store.setDisabled(name: positional[1], disable, now: now) else { throw UsageError("no user named \(positional[1])") }
-            guard disable else { return "Enabled \(positional[1])." }
+            guard disable else {
+                try await signInAttempts.reset(nameHash: SignInAttemptStore.nameHash(positional[1]))
+                return "Enabled \(positional[1]); its sign-in attempts count from zero."
+            }
             let ended = try await sessions.deleteAll(localOfficer: positional[1])
             return "Disabled \(positional[1]); ended \(ended) session(s)."
         case ("set-password", 2):
@@ -67,9 +71,10 @@ public enum PortalAdmin {
             guard try await store.setPassword(name: positional[1], passwordHash: try await hasher.hash(secret), now: now) else {
                 throw UsageError("no user named \(positional[1])")
             }
-            // Whoever knew the old password must not stay signed in.
+            // Whoever knew the old password must not stay signed in; the officer may sign in with the new one at once.
             let ended = try await sessions.deleteAll(localOfficer: positional[1])
-            let changed = "Changed the password of \(positional[1]); ended \(ended) session(s)."
+            try await signInAttempts.reset(nameHash: SignInAttemptStore.nameHash(positional[1]))
+            let changed = "Changed the password of \(positional[1]); ended \(ended) session(s); its sign-in attempts count from zero."
             return generated ? changed + "\nPassword (shown only once): \(secret)" : changed
         default:
             throw UsageError("usage: users add <name> --roles c19hotline,c19hotline_event | users list | users disable <name> | users enable <name> | users set-password <name>")

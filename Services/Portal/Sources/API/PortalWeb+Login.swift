@@ -20,7 +20,7 @@ extension PortalWeb {
         guard !name.isEmpty, !password.isEmpty, password.utf8.count <= PasswordPolicy.maximumLength else {
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
-        let nameHash = SecretHash.sha256Hex(name)
+        let nameHash = SignInAttemptStore.nameHash(name)
         let throttle = configuration.signInThrottle
         let now = clock.now()
         let attempt = try await signInAttempts.count(nameHash: nameHash, now: now, throttle: throttle)
