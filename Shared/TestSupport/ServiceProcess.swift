@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Testing
 
 /// A service executable running as a separate process, as in production: wired by configuration only.
 public final class ServiceProcess: @unchecked Sendable {
@@ -22,7 +23,7 @@ public final class ServiceProcess: @unchecked Sendable {
         variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         process.environment = variables
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)  // FileHandle below reports a failure
         let handle = try FileHandle(forWritingTo: logFile)
         process.standardOutput = handle
         process.standardError = handle
@@ -45,15 +46,15 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then waits for the graceful exit; SIGKILL if it has not come after `patience`, so that a service
-    /// stuck in its shutdown fails no more than its own test instead of hanging the run.
+    /// stuck in its shutdown fails its own test (a recorded issue) instead of hanging the run.
     public func stop(patience: Duration = .seconds(30)) {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = ContinuousClock.now + patience
         while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
         if process.isRunning {
-            print("\(name) did not stop within \(patience) of SIGTERM; killed. Its log: \(logFile.path)")
             kill()
+            Issue.record("\(name) did not stop within \(patience) of SIGTERM and was killed. Its log: \(logFile.path)")
         }
     }
 
