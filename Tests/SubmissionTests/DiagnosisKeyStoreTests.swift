@@ -49,6 +49,18 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func realAndPaddingKeysAreCountedApartWhenSomeAreStoredAlready(kind: TestDatabase) async throws {
+        try await withStore(kind) { store in
+            _ = try await store.store([Self.key(1), Self.key(2)], padding: [Self.key(9)], submittedAt: Self.now) {}
+            let again = try await store.store([Self.key(2), Self.key(3)], padding: [Self.key(9), Self.key(8), Self.key(7)], submittedAt: Self.now) {}
+            #expect(again == StoreOutcome(inserted: 1, paddingInserted: 2))
+            let onlyPadding = try await store.store([Self.key(3)], padding: [Self.key(6)], submittedAt: Self.now) {}
+            #expect(onlyPadding == StoreOutcome(inserted: 0, paddingInserted: 1))
+            #expect(try await store.count() == 7)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func aFailedAuthorizationRollsEverythingBack(kind: TestDatabase) async throws {
         struct Refused: Error {}
         try await withStore(kind) { store in
