@@ -149,16 +149,16 @@ import Testing
         try await PortalHarness.run(on: kind) { h in
             let throttle = SignInThrottle(attempts: 5, window: .seconds(600))
             let store = SignInAttemptStore(database: h.database)
-            let first = try await store.count(nameHash: "a", now: h.clock.now(), throttle: throttle)
+            let first = try await store.count(name: "a", now: h.clock.now(), throttle: throttle)
             #expect(first == .init(number: 1, windowStart: h.clock.now().epochSeconds))
-            #expect(try await store.count(nameHash: "a", now: h.clock.now(), throttle: throttle).number == 2)
+            #expect(try await store.count(name: "a", now: h.clock.now(), throttle: throttle).number == 2)
             h.clock.advance(by: 300)
-            _ = try await store.count(nameHash: "b", now: h.clock.now(), throttle: throttle)
+            _ = try await store.count(name: "b", now: h.clock.now(), throttle: throttle)
             h.clock.advance(by: 300)
             #expect(try await store.deleteExpired(now: h.clock.now(), throttle: throttle) == 1)
             // "b" is still in its window; "a" starts a new one.
-            #expect(try await store.count(nameHash: "b", now: h.clock.now(), throttle: throttle).number == 2)
-            #expect(try await store.count(nameHash: "a", now: h.clock.now(), throttle: throttle).number == 1)
+            #expect(try await store.count(name: "b", now: h.clock.now(), throttle: throttle).number == 2)
+            #expect(try await store.count(name: "a", now: h.clock.now(), throttle: throttle).number == 1)
         }
     }
 

@@ -61,7 +61,7 @@ public enum PortalAdmin {
             let disable = positional[0] == "disable"
             guard try await store.setDisabled(name: positional[1], disable, now: now) else { throw UsageError("no user named \(positional[1])") }
             guard disable else {
-                try await signInAttempts.reset(nameHash: SignInAttemptStore.nameHash(positional[1]))
+                try await signInAttempts.reset(name: positional[1])
                 return "Enabled \(positional[1]); its sign-in attempts count from zero."
             }
             let ended = try await sessions.deleteAll(localOfficer: positional[1])
@@ -73,7 +73,7 @@ public enum PortalAdmin {
             }
             // Whoever knew the old password must not stay signed in; the officer may sign in with the new one at once.
             let ended = try await sessions.deleteAll(localOfficer: positional[1])
-            try await signInAttempts.reset(nameHash: SignInAttemptStore.nameHash(positional[1]))
+            try await signInAttempts.reset(name: positional[1])
             let changed = "Changed the password of \(positional[1]); ended \(ended) session(s); its sign-in attempts count from zero."
             return generated ? changed + "\nPassword (shown only once): \(secret)" : changed
         default:

@@ -20,10 +20,9 @@ extension PortalWeb {
         guard !name.isEmpty, !password.isEmpty, password.utf8.count <= PasswordPolicy.maximumLength else {
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
-        let nameHash = SignInAttemptStore.nameHash(name)
         let throttle = configuration.signInThrottle
         let now = clock.now()
-        let attempt = try await signInAttempts.count(nameHash: nameHash, now: now, throttle: throttle)
+        let attempt = try await signInAttempts.count(name: name, now: now, throttle: throttle)
         if case .refused(let retryAfter) = throttle.decide(attemptNumber: attempt.number, windowStart: attempt.windowStart, now: now) {
             if attempt.number == throttle.attempts + 1 { logger.warning("sign-in attempts of one user name exhausted; throttled until its window ends") }
             countSignIn(.throttled)
@@ -37,7 +36,7 @@ extension PortalWeb {
             countSignIn(.refused)
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
-        try await signInAttempts.reset(nameHash: nameHash)
+        try await signInAttempts.reset(name: name)
         countSignIn(.signedIn)
         var response = try await startSession(for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil, response: redirect("/"))
         response.setCookie(cookies.clearLogin())

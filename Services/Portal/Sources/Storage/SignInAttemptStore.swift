@@ -17,13 +17,9 @@ public struct SignInAttemptStore: Sendable {
         self.database = database
     }
 
-    /// The key a name's attempts are counted under.
-    public static func nameHash(_ name: String) -> String {
-        SecretHash.sha256Hex(name)
-    }
-
     /// Counts one attempt atomically; a window that ended is replaced by a new one opening now.
-    public func count(nameHash: String, now: Date, throttle: SignInThrottle) async throws -> Attempt {
+    public func count(name: String, now: Date, throttle: SignInThrottle) async throws -> Attempt {
+        let nameHash = SecretHash.sha256Hex(name)
         let nowSeconds = now.epochSeconds
         let ended = throttle.expiredWindowStart(now: now)
         return try await database.withConnection { connection in
@@ -45,9 +41,9 @@ public struct SignInAttemptStore: Sendable {
 
     /// Closes the name's window: after a successful sign-in, or when an administrator enables the account or
     /// sets a new password, so that the officer need not wait out attempts spent on the old one.
-    public func reset(nameHash: String) async throws {
+    public func reset(name: String) async throws {
         try await database.withConnection { connection in
-            try await connection.raw("DELETE FROM portal_sign_in_attempts WHERE name_hash = \(bind: nameHash)").run()
+            try await connection.raw("DELETE FROM portal_sign_in_attempts WHERE name_hash = \(bind: SecretHash.sha256Hex(name))").run()
         }
     }
 
