@@ -55,6 +55,25 @@ import Testing
         #expect((0..<1_000).map { _ in matcher.releaseDelay(endpoint: "a") }.allSatisfy { $0 >= 0.04 && $0 <= 0.06 })
     }
 
+    @Test func recentDurationsGiveTheQuantilesOfTheLastSamplesAsSortingThemWould() {
+        let random = SeededRandomSource(seed: 11)
+        var window = RecentDurations(capacity: 16)
+        #expect(window.quantile(0.97) == nil && window.mean == nil && window.sample(random) == nil)
+        var arrived: [Double] = []
+        // Many repeated values, so that removing the oldest must find an equal one among several.
+        for _ in 0..<2_000 {
+            let value = Double(Int(random.unitInterval() * 8)) / 100
+            window.append(value)
+            arrived.append(value)
+            let recent = arrived.suffix(16).sorted()
+            for q in [0.0, 0.5, 0.97, 1.0] {
+                #expect(window.quantile(q) == recent[min(recent.count - 1, Int(q * Double(recent.count)))])
+            }
+            #expect(window.samples.sorted() == recent)
+        }
+        #expect(abs(window.mean! - arrived.suffix(16).reduce(0, +) / 16) < 1e-12)
+    }
+
     @Test func releaseWaitsFromTheStartOfTheRequest() async {
         let matcher = LatencyMatcher(windowSize: 4, random: SeededRandomSource(seed: 6))
         matcher.record(endpoint: "a", seconds: 0.05)

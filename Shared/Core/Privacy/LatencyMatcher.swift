@@ -25,7 +25,7 @@ public final class LatencyMatcher: @unchecked Sendable {
     public static let releaseSpread = 0.5
 
     private let lock = NSLock()
-    private var windows: [String: Window] = [:]
+    private var windows: [String: RecentDurations] = [:]
     private let windowSize: Int
     private let initialMean: Double
     private let random: any RandomSource
@@ -43,15 +43,14 @@ public final class LatencyMatcher: @unchecked Sendable {
     /// Records the duration of a real request's work.
     public func record(endpoint: String, seconds: Double) {
         lock.withLock {
-            windows[endpoint, default: Window(capacity: windowSize)].append(seconds)
+            windows[endpoint, default: RecentDurations(capacity: windowSize)].append(seconds)
         }
     }
 
     /// The mean of the recent real durations of `endpoint` (`initialMean` before the first).
     public func mean(endpoint: String) -> Double {
         lock.withLock {
-            guard let window = windows[endpoint], !window.samples.isEmpty else { return initialMean }
-            return window.samples.reduce(0, +) / Double(window.samples.count)
+            windows[endpoint]?.mean ?? initialMean
         }
     }
 
@@ -105,44 +104,5 @@ public final class LatencyMatcher: @unchecked Sendable {
             if await ReleaseTicker.shared.wait(until: wakeUp) >= release { return }
         }
         await ReleaseTicker.shared.wait(until: release)
-    }
-
-    /// The most recent durations of one endpoint, oldest overwritten first.
-    private struct Window {
-        let capacity: Int
-        private(set) var samples: [Double] = []
-        private var next = 0
-        private var cachedQuantile: (q: Double, value: Double)?
-
-        init(capacity: Int) {
-            self.capacity = capacity
-            samples.reserveCapacity(capacity)
-        }
-
-        mutating func append(_ value: Double) {
-            if samples.count < capacity {
-                samples.append(value)
-            } else {
-                samples[next] = value
-                next = (next + 1) % capacity
-            }
-            cachedQuantile = nil
-        }
-
-        /// One of the samples, drawn uniformly.
-        func sample(_ random: any RandomSource) -> Double? {
-            guard !samples.isEmpty else { return nil }
-            return samples[min(samples.count - 1, Int(random.unitInterval() * Double(samples.count)))]
-        }
-
-        /// The `q` quantile of the samples (nil when there are none), computed at most once per new sample.
-        mutating func quantile(_ q: Double) -> Double? {
-            guard !samples.isEmpty else { return nil }
-            if let cached = cachedQuantile, cached.q == q { return cached.value }
-            let sorted = samples.sorted()
-            let value = sorted[min(sorted.count - 1, Int(q * Double(sorted.count)))]
-            cachedQuantile = (q, value)
-            return value
-        }
     }
 }
