@@ -130,41 +130,6 @@ import Testing
         }
     }
 
-    /// The pool opens its connections at start and reuses them, so that returning one schedules no idle or
-    /// keep-alive timer (docs/decisions.md).
-    @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
-    func postgresPoolsOpenAFixedSetOfConnectionsAndKeepIt(kind: TestDatabase) async throws {
-        try await kind.withFreshDatabase(poolSize: 3) { database in
-            @Sendable func backends() async throws -> Set<Int> {
-                try await database.withConnection { connection in
-                    try await connection.raw("""
-                        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'
-                        """).all().map { try $0.decode(column: "pid", as: Int.self) }
-                }.reduce(into: []) { $0.insert($1) }
-            }
-            // One query asks for one connection; the others are opened without being asked for.
-            var opened = try await backends()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while opened.count < 3, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                opened = try await backends()
-            }
-            #expect(opened.count == 3)
-            let used = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<60 {
-                    group.addTask {
-                        try await database.withConnection { connection in
-                            try await connection.raw("SELECT pg_backend_pid() AS pid, pg_sleep(0.01)").first()!.decode(column: "pid", as: Int.self)
-                        }
-                    }
-                }
-                return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
-            }
-            #expect(used == opened)
-            #expect(try await backends() == opened)
-        }
-    }
-
     @Test func postgresIsReallyTestedWhenRequired() {
         // CI sets REQUIRE_POSTGRES=1: then the PostgreSQL variants above must be in the run.
         if ProcessInfo.processInfo.environment["REQUIRE_POSTGRES"] == "1" {

@@ -31,8 +31,7 @@ public final class Database: Sendable {
         self.backend = backend
     }
 
-    /// Opens a pool for `url`. On PostgreSQL the pool opens its `poolSize` connections in the background and keeps
-    /// them open; `ping()` checks that one can be had.
+    /// Opens a pool for `url`. For PostgreSQL the first connection is made lazily; `ping()` checks it.
     ///
     /// `operationTimeout` bounds every PostgreSQL operation (see `OperationDeadline`): while the server is down,
     /// requests wait for it that long and then fail, instead of waiting without end.
@@ -134,14 +133,9 @@ final class PostgresBackend: DatabaseBackend {
             database: core.database,
             tls: tls
         )
-        // A pool of fixed size, without keep-alive queries: then returning a connection schedules no timer.
-        // The pool's timers (keep-alive after 30 s idle, closing after 60 s idle) are `Task.sleep`s, one or two
-        // per return of a connection, and on Linux a cancelled `Task.sleep` keeps its timer and its task until
-        // the full duration has passed: at a few thousand queries a second that was hundreds of thousands of
-        // live timers, their heap re-sorted on every change (docs/benchmarks.md, fifth round; docs/decisions.md).
         configuration.options.maximumConnections = poolSize
-        configuration.options.minimumConnections = poolSize
-        configuration.options.keepAliveBehavior = nil
+        configuration.options.minimumConnections = 0
+        configuration.options.connectionIdleTimeout = .seconds(60)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
