@@ -130,10 +130,88 @@ import Testing
         }
     }
 
+    /// Getting the connection and the lock of an exclusive job has the operation deadline: a round that cannot start
+    /// fails instead of waiting without end (and holding up shutdown), and the lock it gets late is given back
+    /// without the job running.
+    @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
+    func exclusiveJobsGiveUpOnALockTheyCannotGetInTime(kind: TestDatabase) async throws {
+        try await kind.withFreshDatabaseURL { url in
+            let database = try await Database.connect(url, poolSize: 1, operationTimeout: .milliseconds(500), logger: TestLogger.quiet)
+            let lockFile = FileManager.default.temporaryDirectory.appendingPathComponent("unused-\(UUID().uuidString).lock")
+            let lateRoundRan = Flag()
+            do {
+                // The pool's only connection is taken for longer than the deadline.
+                let busy = Task { try await database.withHeldConnection { try await $0.raw("SELECT pg_sleep(1.5)").run() } }
+                try await Task.sleep(for: .milliseconds(200))
+                await #expect(throws: DatabaseTimeoutError.self) {
+                    try await ExclusiveJob.run("late", on: database, lockFile: lockFile) { lateRoundRan.set() }
+                }
+                try await busy.value
+                // The next round gets the connection after the given-up attempt and finds the lock free.
+                let next = try await ExclusiveJob.run("late", on: database, lockFile: lockFile) { 42 }
+                #expect(next == 42)
+                #expect(!lateRoundRan.isSet)
+            } catch {
+                Issue.record(error)
+            }
+            await database.shutdown()
+        }
+    }
+
+    /// Connections the pool opened for a burst are closed once left unused for the idle timeout, and opened again
+    /// on demand (docs/decisions.md: a short idle timeout keeps the pool's dead timers few).
+    @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
+    func postgresPoolsCloseConnectionsLeftIdle(kind: TestDatabase) async throws {
+        try await kind.withFreshDatabaseURL { url in
+            let admin = try await Database.connect(try PostgresTestServer.adminURL(), poolSize: 1, logger: TestLogger.quiet)
+            let database = try await Database.connect(url, poolSize: 3, idleTimeout: .seconds(1), logger: TestLogger.quiet)
+            do {
+                let name = try await database.withConnection { connection in
+                    try await connection.raw("SELECT current_database() AS name").first()!.decode(column: "name", as: String.self)
+                }
+                @Sendable func openConnections() async throws -> Int {
+                    try await admin.withConnection { connection in
+                        try await connection.raw("""
+                            SELECT count(*) AS open FROM pg_stat_activity WHERE datname = \(bind: name) AND backend_type = 'client backend'
+                            """).first()!.decode(column: "open", as: Int.self)
+                    }
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<12 {
+                        group.addTask { try await database.withConnection { try await $0.raw("SELECT pg_sleep(0.1)").run() } }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(try await openConnections() == 3)
+                let deadline = ContinuousClock.now + .seconds(10)
+                var open = try await openConnections()
+                while open > 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    open = try await openConnections()
+                }
+                #expect(open == 0, "the pool kept \(open) idle connections open")
+                try await database.ping()
+                #expect(try await openConnections() == 1)
+            } catch {
+                Issue.record(error)
+            }
+            await database.shutdown()
+            await admin.shutdown()
+        }
+    }
+
     @Test func postgresIsReallyTestedWhenRequired() {
         // CI sets REQUIRE_POSTGRES=1: then the PostgreSQL variants above must be in the run.
         if ProcessInfo.processInfo.environment["REQUIRE_POSTGRES"] == "1" {
             #expect(TestDatabase.all.contains(.postgres))
         }
     }
+}
+
+/// A flag set from another task.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

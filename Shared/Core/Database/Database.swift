@@ -23,6 +23,8 @@ public final class Database: Sendable {
     /// How long one `withConnection` or `transaction` may take on PostgreSQL, waiting for a connection included.
     public let operationTimeout: Duration
     private let backend: any DatabaseBackend
+    /// How long a PostgreSQL connection may stay unused in the pool before it is closed.
+    public static let defaultIdleTimeout: Duration = .seconds(10)
 
     private init(dialect: Dialect, url: DatabaseURL, operationTimeout: Duration, backend: any DatabaseBackend) {
         self.dialect = dialect
@@ -34,13 +36,15 @@ public final class Database: Sendable {
     /// Opens a pool for `url`. For PostgreSQL the first connection is made lazily; `ping()` checks it.
     ///
     /// `operationTimeout` bounds every PostgreSQL operation (see `OperationDeadline`): while the server is down,
-    /// requests wait for it that long and then fail, instead of waiting without end.
+    /// requests wait for it that long and then fail, instead of waiting without end. A PostgreSQL connection left
+    /// unused for `idleTimeout` is closed (see `PostgresBackend`); SQLite keeps its few connections open.
     public static func connect(
-        _ url: DatabaseURL, poolSize: Int = 8, operationTimeout: Duration = .seconds(30), logger: Logger
+        _ url: DatabaseURL, poolSize: Int = 8, operationTimeout: Duration = .seconds(30),
+        idleTimeout: Duration = Database.defaultIdleTimeout, logger: Logger
     ) async throws -> Database {
         switch url {
         case .postgres(let text):
-            let backend = try PostgresBackend(url: text, poolSize: poolSize, logger: logger)
+            let backend = try PostgresBackend(url: text, poolSize: poolSize, idleTimeout: idleTimeout, logger: logger)
             return Database(dialect: .postgres, url: url, operationTimeout: operationTimeout, backend: backend)
         case .sqliteFile(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -116,7 +120,7 @@ final class PostgresBackend: DatabaseBackend {
     private let runTask: Task<Void, Never>
     private let logger: Logger
 
-    init(url: String, poolSize: Int, logger: Logger) throws {
+    init(url: String, poolSize: Int, idleTimeout: Duration, logger: Logger) throws {
         let sqlConfiguration = try SQLPostgresConfiguration(url: url)
         let core = sqlConfiguration.coreConfiguration
         guard let host = core.host, let port = core.port else {
@@ -134,8 +138,15 @@ final class PostgresBackend: DatabaseBackend {
             tls: tls
         )
         configuration.options.maximumConnections = poolSize
+        // Each time a connection goes back to the pool, the pool starts a `Task.sleep` for its idle timeout (and one
+        // for keep-alive), and the next lease cancels it. On Linux a cancelled sleep keeps its timer and its task
+        // until the full duration has passed, so under load the process carries (returns per second) × (duration)
+        // dead timers. A short idle timeout and no keep-alive keep that small: a connection left idle is closed
+        // rather than probed. A minimum above 0, which would need neither, crashes PostgresNIO 1.33.2 when the
+        // server restarts (docs/decisions.md).
         configuration.options.minimumConnections = 0
-        configuration.options.connectionIdleTimeout = .seconds(60)
+        configuration.options.connectionIdleTimeout = idleTimeout
+        configuration.options.keepAliveBehavior = nil
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
