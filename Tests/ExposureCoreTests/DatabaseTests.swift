@@ -207,11 +207,3 @@ import Testing
         }
     }
 }
-
-/// A flag set from another task.
-private final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
-}

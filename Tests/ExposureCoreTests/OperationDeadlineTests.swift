@@ -1,3 +1,4 @@
+import ExposureTestSupport
 import Foundation
 import Testing
 
@@ -44,6 +45,32 @@ import Testing
         caller.cancel()
         await #expect(throws: DatabaseTimeoutError.self) { try await caller.value }
         #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test func anOperationThatLiftsItsDeadlineInTimeMayTakeLonger() async throws {
+        let value = try await OperationDeadline.run(.milliseconds(100), untilLifted: { deadline in
+            #expect(deadline.lift())
+            await Self.ignoringCancellation(for: 0.4)
+            return 7
+        })
+        #expect(value == 7)
+    }
+
+    @Test func anOperationTooLateToLiftItsDeadlineIsToldSo() async {
+        let toldLate = Flag()
+        let operationEnded = Flag()
+        await #expect(throws: DatabaseTimeoutError.self) {
+            try await OperationDeadline.run(.milliseconds(100), untilLifted: { deadline in
+                await Self.ignoringCancellation(for: 0.3)
+                if !deadline.lift() { toldLate.set() }
+                operationEnded.set()
+                return 1
+            })
+        }
+        // The caller was answered at the deadline; the operation ends later by itself.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !operationEnded.isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        #expect(toldLate.isSet)
     }
 
     /// Waits `seconds` whatever happens to the task meanwhile.

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 import SQLKit
 
 /// "Only one replica at a time" for long jobs (distribution) that must not hold a database transaction open.
@@ -33,36 +31,25 @@ public enum ExclusiveJob {
     private static func runHoldingAdvisoryLock<T: Sendable>(
         _ key: Int64, on database: Database, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T? {
-        let attempt = LockAttempt<T?>()
         let limit = database.operationTimeout
-        let work = Task {
-            do {
-                let result: T? = try await database.withHeldConnection { connection in
-                    let row = try await connection.raw("SELECT pg_try_advisory_lock(\(bind: key)) AS locked").first()
-                    let locked = try row?.decode(column: "locked", as: Bool.self) ?? false
-                    guard attempt.lockAnswered(), locked else {
-                        if locked { await unlock(key, on: connection, within: limit) }
-                        return nil
-                    }
-                    do {
-                        let result = try await body()
-                        await unlock(key, on: connection, within: limit)
-                        return result
-                    } catch {
-                        await unlock(key, on: connection, within: limit)
-                        throw error
-                    }
+        return try await OperationDeadline.run(limit, untilLifted: { deadline in
+            try await database.withHeldConnection { connection in
+                let row = try await connection.raw("SELECT pg_try_advisory_lock(\(bind: key)) AS locked").first()
+                let locked = try row?.decode(column: "locked", as: Bool.self) ?? false
+                guard deadline.lift(), locked else {
+                    if locked { await unlock(key, on: connection, within: limit) }
+                    return nil
                 }
-                attempt.finish(.success(result))
-            } catch {
-                attempt.finish(.failure(error))
+                do {
+                    let result = try await body()
+                    await unlock(key, on: connection, within: limit)
+                    return result
+                } catch {
+                    await unlock(key, on: connection, within: limit)
+                    throw error
+                }
             }
-        }
-        return try await withTaskCancellationHandler {
-            try await attempt.wait(lockWithin: limit)
-        } onCancel: {
-            work.cancel()
-        }
+        })
     }
 
     private static func unlock(_ key: Int64, on connection: any SQLDatabase, within limit: Duration) async {
@@ -70,71 +57,6 @@ public enum ExclusiveJob {
         _ = try? await OperationDeadline.run(limit) {
             try await connection.raw("SELECT pg_advisory_unlock(\(bind: key))").run()
         }
-    }
-}
-
-/// Resumes the caller once: with the job's outcome, or with `DatabaseTimeoutError` when the lock has not been
-/// answered within the limit. An attempt given up on is left to end by itself (cancelling it could cut off the
-/// query that gives a late lock back); `lockAnswered()` tells it to give the lock back instead of running the job.
-private final class LockAttempt<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, any Error>?
-    private var early: Result<T, any Error>?
-    private var answered = false
-    private var givenUp = false
-    private var timer: Scheduled<Void>?
-
-    func wait(lockWithin limit: Duration) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let finished: Result<T, any Error>? = lock.withLock {
-                if let early { return early }
-                self.continuation = continuation
-                if !answered {
-                    timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
-                        self.giveUp(limit: limit)
-                    }
-                }
-                return nil
-            }
-            if let finished { continuation.resume(with: finished) }
-        }
-    }
-
-    /// True when the caller still waits for the job; false when it gave up and the lock must be given back.
-    func lockAnswered() -> Bool {
-        let (stillWaiting, timer): (Bool, Scheduled<Void>?) = lock.withLock {
-            guard !givenUp else { return (false, nil) }
-            answered = true
-            defer { self.timer = nil }
-            return (true, self.timer)
-        }
-        timer?.cancel()
-        return stillWaiting
-    }
-
-    func finish(_ result: Result<T, any Error>) {
-        let (waiting, timer): (CheckedContinuation<T, any Error>?, Scheduled<Void>?) = lock.withLock {
-            guard !givenUp else { return (nil, nil) }
-            guard let continuation else {
-                early = result
-                return (nil, nil)
-            }
-            self.continuation = nil
-            defer { self.timer = nil }
-            return (continuation, self.timer)
-        }
-        timer?.cancel()
-        waiting?.resume(with: result)
-    }
-
-    private func giveUp(limit: Duration) {
-        let waiting: CheckedContinuation<T, any Error>? = lock.withLock {
-            guard !answered, !givenUp, let continuation else { return nil }
-            givenUp = true
-            self.continuation = nil
-            return continuation
-        }
-        waiting?.resume(throwing: DatabaseTimeoutError(limit: limit))
     }
 }
 

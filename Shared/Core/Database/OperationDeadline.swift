@@ -23,6 +23,16 @@ public struct DatabaseTimeoutError: Error, CustomStringConvertible {
 /// queue when it is cancelled.
 enum OperationDeadline {
     static func run<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await run(limit, untilLifted: { _ in try await operation() })
+    }
+
+    /// As `run`, for an operation of which only the start is bounded: once it has what it was waiting for (a
+    /// connection and a lock, say), it calls `deadline.lift()` and may then take as long as it needs. `lift()`
+    /// returns false when the deadline has already passed: the caller has been answered with
+    /// `DatabaseTimeoutError`, and the operation should give back what it got and end.
+    static func run<T: Sendable>(
+        _ limit: Duration, untilLifted operation: @escaping @Sendable (LiftableDeadline) async throws -> T
+    ) async throws -> T {
         let outcome = OnceOutcome<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -34,6 +44,12 @@ enum OperationDeadline {
     }
 }
 
+/// Handed to an operation whose deadline covers only its start (`OperationDeadline.run(_:untilLifted:)`).
+struct LiftableDeadline: Sendable {
+    /// Ends the deadline; false when it had already passed.
+    let lift: @Sendable () -> Bool
+}
+
 /// The first of "the operation ended" and "the deadline passed" resumes the caller; the other is ignored.
 private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
@@ -41,25 +57,30 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
     private var work: Task<Void, Never>?
     private var timer: Scheduled<Void>?
     private var cancelled = false
+    private var lifted = false
 
-    func start(continuation: CheckedContinuation<T, any Error>, limit: Duration, operation: @escaping @Sendable () async throws -> T) {
+    func start(
+        continuation: CheckedContinuation<T, any Error>, limit: Duration,
+        operation: @escaping @Sendable (LiftableDeadline) async throws -> T
+    ) {
         lock.withLock { self.continuation = continuation }
+        let deadline = LiftableDeadline { self.lift() }
         let work = Task {
             let result: Result<T, any Error>
-            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            do { result = .success(try await operation(deadline)) } catch { result = .failure(error) }
             self.finish(result)
         }
-        // Cancelled when the operation finishes first.
+        // Cancelled when the operation finishes first or lifts the deadline.
         let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
-            self.finish(.failure(DatabaseTimeoutError(limit: limit)))
+            self.expire(limit: limit)
         }
-        let (cancelNow, finished) = lock.withLock {
+        let (cancelNow, timerUnneeded) = lock.withLock {
             self.work = work
             self.timer = timer
-            return (cancelled, continuation == nil)
+            return (cancelled, continuation == nil || lifted)
         }
-        // The operation may have ended before the timer was stored, and `finish` could not cancel it then.
-        if finished { timer.cancel() }
+        // The operation may have ended, or lifted its deadline, before the timer was stored.
+        if timerUnneeded { timer.cancel() }
         if cancelNow { cancel() }
     }
 
@@ -73,8 +94,25 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
         work?.cancel()
     }
 
-    private func finish(_ result: Result<T, any Error>) {
-        let (waiting, work, timer) = lock.withLock {
+    private func lift() -> Bool {
+        let (inTime, timer): (Bool, Scheduled<Void>?) = lock.withLock {
+            guard continuation != nil else { return (false, nil) }
+            lifted = true
+            defer { self.timer = nil }
+            return (true, self.timer)
+        }
+        timer?.cancel()
+        return inTime
+    }
+
+    private func expire(limit: Duration) {
+        finish(.failure(DatabaseTimeoutError(limit: limit)), unlessLifted: true)
+    }
+
+    private func finish(_ result: Result<T, any Error>, unlessLifted: Bool = false) {
+        let (waiting, work, timer): (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Scheduled<Void>?) = lock.withLock {
+            // A lifted deadline's timer may fire before its cancellation takes effect.
+            if unlessLifted && lifted { return (nil, nil, nil) }
             let waiting = continuation
             continuation = nil
             return (waiting, self.work, self.timer)
