@@ -54,6 +54,8 @@ public enum ExclusiveJob {
 
     private static func unlock(_ key: Int64, on connection: any SQLDatabase, within limit: Duration) async {
         // A connection lost meanwhile took its session's lock with it; one that never answers is left behind.
+        // OperationDeadline runs the query in a task of its own, so it also runs for an attempt that was cancelled
+        // at its deadline and got the lock late.
         _ = try? await OperationDeadline.run(limit) {
             try await connection.raw("SELECT pg_advisory_unlock(\(bind: key))").run()
         }
