@@ -71,4 +71,15 @@ import Testing
         for _ in 0..<31_000 { counts[Int(random.uniform(below: 31))] += 1 }
         #expect(counts.allSatisfy { $0 > 800 && $0 < 1200 })
     }
+
+    @Test func systemRandomBytesHaveTheLengthAskedForAndLookUniform() {
+        let random = SystemRandomSource()
+        for count in [0, 1, 7, 8, 9, 200] { #expect(random.bytes(count: count).count == count) }
+        #expect(random.bytes(count: 32) != random.bytes(count: 32))
+        // 4096 uniform bytes: the mean is 127.5 with a standard error of about 1.2; nearly every value appears.
+        let bytes = random.bytes(count: 4096)
+        let mean = Double(bytes.reduce(0) { $0 + Int($1) }) / Double(bytes.count)
+        #expect(abs(mean - 127.5) < 10)
+        #expect(Set(bytes).count > 240)
+    }
 }
