@@ -35,9 +35,6 @@ extension RandomSource {
 
 /// The operating system's cryptographically secure generator (`getrandom(2)` on Linux).
 public struct SystemRandomSource: RandomSource {
-    /// The most `getentropy` hands out per call.
-    private static let entropyChunk = 256
-
     public init() {}
 
     /// One system call per 256 bytes. (The standard library's generator, which swift-crypto's keys also use,
@@ -45,17 +42,25 @@ public struct SystemRandomSource: RandomSource {
     public func bytes(count: Int) -> [UInt8] {
         precondition(count >= 0)
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var offset = 0
-            while offset < count {
-                let chunk = min(Self.entropyChunk, count - offset)
-                // Fails only where the kernel has no getrandom (Linux before 3.17): nothing safe to fall back to.
-                guard getentropy(buffer.baseAddress! + offset, chunk) == 0 else {
-                    fatalError("getentropy failed: errno \(errno)")
-                }
-                offset += chunk
-            }
+            Self.fill(UnsafeMutableRawBufferPointer(buffer))
             initialized = count
         }
+    }
+
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let start = buffer.baseAddress, buffer.count > 0 else { return }
+        #if canImport(Darwin)
+        arc4random_buf(start, buffer.count)
+        #else
+        // getentropy hands out at most 256 bytes per call.
+        var offset = 0
+        while offset < buffer.count {
+            let chunk = min(256, buffer.count - offset)
+            // Fails only where the kernel has no getrandom (Linux before 3.17): nothing safe to fall back to.
+            guard getentropy(start + offset, chunk) == 0 else { fatalError("getentropy failed: errno \(errno)") }
+            offset += chunk
+        }
+        #endif
     }
 
     public func uint64() -> UInt64 {
