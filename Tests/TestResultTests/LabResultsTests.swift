@@ -33,6 +33,52 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func aBatchLookupAnswersEachIdInTheOrderAsked(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let positive = TestResultHarness.guid(10)
+            let dob = "x" + TestResultHarness.guid(11).dropFirst()
+            try #require(try await h.post(results: [["id": positive, "result": 2, "sc": 1_749_990_000], ["id": dob, "result": 1]]).status == 204)
+            let unknown = TestResultHarness.guid(12)
+            let response = try await h.internal.postJSON("/api/v1/app/results", ["ids": [unknown, positive.uppercased(), dob, positive]])
+            #expect(response.status == 200)
+            let results = try #require(response.json["results"] as? [[String: Any]])
+            #expect(results.map { $0["testResult"] as? Int } == [0, 2, 1, 2])
+            #expect(results.map { $0["sc"] as? Int } == [Int(h.clock.now().epochSeconds), 1_749_990_000, Int(h.clock.now().epochSeconds), 1_749_990_000])
+            #expect(results.map { $0["labId"] as? String } == [nil, TestResultHarness.labID, TestResultHarness.labID, TestResultHarness.labID])
+            // Each answer is the single lookup's answer.
+            let single = try await h.query(positive)
+            #expect(single.json["testResult"] as? Int == 2)
+            #expect(single.json["sc"] as? Int == 1_749_990_000)
+            try #require(try await h.count() == 2)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func badBatchLookupsAreRefusedWithTheReason(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let empty = try await h.internal.postJSON("/api/v1/app/results", ["ids": [String]()])
+            #expect(empty.status == 400)
+            #expect(empty.json["error"] as? String == "invalid_id")
+            let bad = try await h.internal.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(1), "short"]])
+            #expect(bad.status == 400)
+            #expect((bad.json["message"] as? String)?.contains("ids[1]") == true)
+            let tooMany = try await h.internal.postJSON("/api/v1/app/results", ["ids": (0...ResultLookupBatch.maxIDs).map { TestResultHarness.guid($0) }])
+            #expect(tooMany.status == 413)
+            #expect(tooMany.json["error"] as? String == "too_many_ids")
+            let full = try await h.internal.postJSON("/api/v1/app/results", ["ids": (1...ResultLookupBatch.maxIDs).map { TestResultHarness.guid($0) }])
+            #expect(full.status == 200)
+            #expect((full.json["results"] as? [Any])?.count == ResultLookupBatch.maxIDs)
+            for body in ["{", "{\"ids\": 1}", "{\"ids\": [1]}", "{}", "[]"] {
+                let response = try await h.internal.postRaw("/api/v1/app/results", Array(body.utf8))
+                #expect(response.status == 400, "body: \(body)")
+                #expect(response.json["error"] != nil, "body: \(body)")
+            }
+            let onLabListener = try await h.lab.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(1)]])
+            #expect(onLabListener.status == 404)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func missingScDefaultsToReceptionTime(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in
             let id = TestResultHarness.guid(2)

@@ -31,15 +31,46 @@ struct TestResultAPI: APIProtocol {
             Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
             throw APIError.badRequest("id must be 64 hexadecimal characters (the first may be x).", code: "invalid_id")
         }
-        // An unknown id is pending as of now; nothing is written on a read.
         let stored = try await store.find(id: query.id)
-        Counter(label: "testresult_queries_total", dimensions: [("outcome", stored == nil ? "unknown" : "found")]).increment()
-        let answer = Components.Schemas.ResultAnswer(
+        countQueries(found: stored == nil ? 0 : 1, unknown: stored == nil ? 1 : 0)
+        return .ok(.init(body: .json(answer(for: stored, now: clock.now()))))
+    }
+
+    func getAppResults(_ input: Operations.getAppResults.Input) async throws -> Operations.getAppResults.Output {
+        guard case .json(let query) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        guard query.ids.count <= ResultLookupBatch.maxIDs else {
+            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
+            throw APIError(.contentTooLarge, code: "too_many_ids", message: "At most \(ResultLookupBatch.maxIDs) ids per request.")
+        }
+        guard !query.ids.isEmpty else {
+            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
+            throw APIError.badRequest("ids must hold at least one id.", code: "invalid_id")
+        }
+        if let bad = query.ids.firstIndex(where: { !Codes.isHashedGUID($0, allowDobPrefix: true) }) {
+            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
+            throw APIError.badRequest("ids[\(bad)] must be 64 hexadecimal characters (the first may be x).", code: "invalid_id")
+        }
+        let ids = query.ids.map { $0.lowercased() }
+        let stored = try await store.find(ids: ids)
+        let now = clock.now()
+        let answers = ids.map { answer(for: stored[$0], now: now) }
+        let found = ids.filter { stored[$0] != nil }.count
+        countQueries(found: found, unknown: ids.count - found)
+        return .ok(.init(body: .json(.init(results: answers))))
+    }
+
+    /// An unknown id is pending as of now; nothing is written on a read.
+    private func answer(for stored: StoredResult?, now: Date) -> Components.Schemas.ResultAnswer {
+        Components.Schemas.ResultAnswer(
             testResult: stored?.result ?? TestResultCode.pending.rawValue,
-            sc: stored?.sampleCollection ?? clock.now().epochSeconds,
+            sc: stored?.sampleCollection ?? now.epochSeconds,
             labId: stored?.labID
         )
-        return .ok(.init(body: .json(answer)))
+    }
+
+    private func countQueries(found: Int, unknown: Int) {
+        if found > 0 { Counter(label: "testresult_queries_total", dimensions: [("outcome", "found")]).increment(by: found) }
+        if unknown > 0 { Counter(label: "testresult_queries_total", dimensions: [("outcome", "unknown")]).increment(by: unknown) }
     }
 
     private func storeBatch(_ results: [IncomingResult], claimedLab: String?, kind: ResultKind) async throws {

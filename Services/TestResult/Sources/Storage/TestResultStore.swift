@@ -86,6 +86,29 @@ public struct TestResultStore: Sendable {
         }
     }
 
+    /// The stored results among `ids` (lower-cased), keyed by id: one query for a whole lookup batch.
+    public func find(ids: [String]) async throws -> [String: StoredResult] {
+        let unique = Array(Set(ids))
+        guard !unique.isEmpty else { return [:] }
+        return try await database.withConnection { connection in
+            var query = SQLQueryString("SELECT id, result, sample_collection, lab_id FROM test_results WHERE id IN (")
+            for (offset, id) in unique.enumerated() {
+                if offset > 0 { query.appendLiteral(", ") }
+                query.appendInterpolation(bind: id)
+            }
+            query.appendLiteral(")")
+            var found: [String: StoredResult] = [:]
+            for row in try await connection.raw(query).all() {
+                found[try row.decode(column: "id", as: String.self)] = StoredResult(
+                    result: try row.decode(column: "result", as: Int.self),
+                    sampleCollection: try row.decode(column: "sample_collection", as: Int64.self),
+                    labID: try row.decode(column: "lab_id", as: String.self)
+                )
+            }
+            return found
+        }
+    }
+
     /// Applies the retention policy; returns (redeemed, deleted) row counts. Safe to run on several replicas at
     /// once: both statements are idempotent, and the job lock keeps them from doing the work twice.
     public func applyRetention(_ policy: RetentionPolicy, now: Date) async throws -> (redeemed: Int, deleted: Int) {

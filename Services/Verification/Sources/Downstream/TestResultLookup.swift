@@ -1,41 +1,108 @@
 import ExposureCore
 import Foundation
 import Logging
+import Metrics
 import OpenAPIRuntime
+import Synchronization
 import TestResultClient
 
 /// Asks the test-result service for results, through the client generated from `openapi/testresult.yaml`.
 ///
+/// Lookups go through a `LookupBatcher`: at most `concurrency` requests are out at once, and the lookups of
+/// concurrent polls that queue behind them go as one `/api/v1/app/results` request. A test-result service that
+/// does not know that path yet (404, during a rolling upgrade) is asked id by id on `/api/v1/app/result`.
+///
 /// Timeouts and retries come from `DownstreamPolicy`; when the service cannot be reached the caller gets
 /// `APIError.dependencyUnavailable` (500 with a JSON body), never a hang.
 public struct TestResultLookup: Sendable {
-    private let client: TestResultClient.Client
-    private let logger: Logger
+    /// Ids per request at most: `maxItems` of `ResultBatchQuery` in openapi/testresult.yaml.
+    public static let maxBatch = 100
 
-    public init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger) {
-        self.client = TestResultClient.Client.testResult(
-            baseURL: baseURL,
-            transport: http.transport(timeout: policy.timeout),
-            middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
+    private let batcher: LookupBatcher<String, LookedUpResult>
+
+    public init(baseURL: URL, policy: DownstreamPolicy, concurrency: Int, http: DownstreamHTTPClient, logger: Logger) {
+        let requests = Requests(
+            client: TestResultClient.Client.testResult(
+                baseURL: baseURL,
+                transport: http.transport(timeout: policy.timeout),
+                middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
+            ),
+            logger: logger
         )
-        self.logger = logger
+        batcher = LookupBatcher(slots: concurrency, maxBatch: Self.maxBatch) { ids in try await requests.results(for: ids) }
     }
 
     public func result(for id: String) async throws -> LookedUpResult {
-        let output: TestResultClient.Operations.getAppResult.Output
+        try await batcher.value(for: id)
+    }
+}
+
+/// The requests behind `TestResultLookup`, one per batch.
+private final class Requests: Sendable {
+    let client: TestResultClient.Client
+    let logger: Logger
+
+    init(client: TestResultClient.Client, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Set when the service answered 404 for the batch path: it predates it.
+    let batchPathMissing = Atomic<Bool>(false)
+
+    func results(for ids: [String]) async throws -> [LookedUpResult] {
+        // Their ratio is the mean batch: how much the batching saves under the current load.
+        Counter(label: "verification_testresult_lookups_total").increment(by: ids.count)
+        Counter(label: "verification_testresult_requests_total").increment()
+        if !batchPathMissing.load(ordering: .relaxed) {
+            let output = try await send { try await client.getAppResults(body: .json(.init(ids: ids))) }
+            switch output {
+            case .ok(let ok):
+                return try ok.body.json.results.map(LookedUpResult.init)
+            case .undocumented(404, _):
+                logger.notice("test-result service has no /api/v1/app/results; asking id by id until restarted")
+                batchPathMissing.store(true, ordering: .relaxed)
+            default:
+                throw refused(Self.status(of: output))
+            }
+        }
+        return try await withThrowingTaskGroup(of: (Int, LookedUpResult).self) { group in
+            for (index, id) in ids.enumerated() {
+                group.addTask { (index, try await self.result(for: id)) }
+            }
+            var results = [LookedUpResult?](repeating: nil, count: ids.count)
+            for try await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+
+    private func result(for id: String) async throws -> LookedUpResult {
+        let output = try await send { try await client.getAppResult(body: .json(.init(id: id))) }
+        guard case .ok(let ok) = output else { throw refused(Self.status(of: output)) }
+        return LookedUpResult(try ok.body.json)
+    }
+
+    private func send<Output>(_ request: () async throws -> Output) async throws -> Output {
         do {
-            output = try await client.getAppResult(body: .json(.init(id: id)))
+            return try await request()
         } catch {
             logger.warning("test-result service unreachable", metadata: ["error": "\(String(describing: (error as? ClientError)?.underlyingError ?? error))"])
             throw APIError.dependencyUnavailable("test-result service")
         }
+    }
+
+    private func refused(_ status: String) -> APIError {
+        logger.warning("test-result service refused a lookup", metadata: ["answer": "\(status)"])
+        return APIError.dependencyUnavailable("test-result service")
+    }
+
+    private static func status(of output: TestResultClient.Operations.getAppResults.Output) -> String {
         switch output {
-        case .ok(let ok):
-            let answer = try ok.body.json
-            return LookedUpResult(result: answer.testResult, sampleCollection: answer.sc, labID: answer.labId)
-        default:
-            logger.warning("test-result service refused a lookup", metadata: ["answer": "\(Self.status(of: output))"])
-            throw APIError.dependencyUnavailable("test-result service")
+        case .ok: "200"
+        case .badRequest: "400"
+        case .contentTooLarge: "413"
+        case .internalServerError: "500"
+        case .undocumented(let statusCode, _): "\(statusCode)"
         }
     }
 
@@ -47,5 +114,11 @@ public struct TestResultLookup: Sendable {
         case .internalServerError: "500"
         case .undocumented(let statusCode, _): "\(statusCode)"
         }
+    }
+}
+
+private extension LookedUpResult {
+    init(_ answer: TestResultClient.Components.Schemas.ResultAnswer) {
+        self.init(result: answer.testResult, sampleCollection: answer.sc, labID: answer.labId)
     }
 }

@@ -1,0 +1,193 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Verification
+
+/// `LookupBatcher` on its own: which keys travel together, and that every caller gets its own answer or error.
+struct LookupBatcherTests {
+    @Test
+    func aLookupThatFindsASlotFreeGoesAloneAndAtOnce() async throws {
+        let log = FetchLog()
+        let batcher = LookupBatcher<Int, Int>(slots: 2, maxBatch: 10) { keys in
+            log.record(keys)
+            return keys.map { $0 * 10 }
+        }
+        #expect(try await batcher.value(for: 1) == 10)
+        #expect(try await batcher.value(for: 2) == 20)
+        #expect(log.batches == [[1], [2]])
+    }
+
+    @Test
+    func lookupsThatQueueBehindBusySlotsGoTogetherWhenOneFrees() async throws {
+        let log = FetchLog()
+        let gate = Gate()
+        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in
+            log.record(keys)
+            if keys == [0] { await gate.wait() }
+            return keys.map { $0 * 10 }
+        }
+        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            group.addTask { (0, try await batcher.value(for: 0)) }
+            try await waitUntil { log.batches.count == 1 }
+            for key in 1...5 {
+                group.addTask { (key, try await batcher.value(for: key)) }
+            }
+            try await waitUntil { batcher.waitingCount == 5 }
+            await gate.open()
+            for try await (key, value) in group {
+                #expect(value == key * 10)
+            }
+        }
+        #expect(log.batches.count == 2)
+        #expect(log.batches.last.map { Set($0) } == Set(1...5))
+    }
+
+    @Test
+    func aBatchHoldsAtMostMaxBatchKeys() async throws {
+        let log = FetchLog()
+        let gate = Gate()
+        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 2) { keys in
+            log.record(keys)
+            if keys == [0] { await gate.wait() }
+            return keys
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let value = try await batcher.value(for: 0)
+                #expect(value == 0)
+            }
+            try await waitUntil { log.batches.count == 1 }
+            for key in 1...5 {
+                group.addTask {
+                    let value = try await batcher.value(for: key)
+                    #expect(value == key)
+                }
+            }
+            try await waitUntil { batcher.waitingCount == 5 }
+            await gate.open()
+            try await group.waitForAll()
+        }
+        #expect(log.batches.map(\.count) == [1, 2, 2, 1])
+        #expect(Set(log.batches.joined()) == Set(0...5))
+    }
+
+    @Test
+    func aFailedRequestFailsEveryLookupOfItsBatchAndNoOther() async throws {
+        struct Down: Error {}
+        let log = FetchLog()
+        let gate = Gate()
+        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in
+            log.record(keys)
+            if keys == [0] { await gate.wait() }
+            if keys.contains(1) { throw Down() }
+            return keys
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let value = try await batcher.value(for: 0)
+                #expect(value == 0)
+            }
+            try await waitUntil { log.batches.count == 1 }
+            for key in 1...3 {
+                group.addTask { await #expect(throws: Down.self) { try await batcher.value(for: key) } }
+            }
+            try await waitUntil { batcher.waitingCount == 3 }
+            await gate.open()
+            try await group.waitForAll()
+        }
+        #expect(try await batcher.value(for: 7) == 7)
+        #expect(batcher.waitingCount == 0)
+    }
+
+    @Test
+    func anAnswerOfTheWrongLengthIsAnErrorNotAMixUp() async throws {
+        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in Array(keys.dropLast()) }
+        await #expect(throws: LookupBatcher<Int, Int>.AnswerCountMismatch.self) { try await batcher.value(for: 1) }
+    }
+
+    @Test
+    func cancellingTheLeaderOfASharedBatchDoesNotFailTheOthers() async throws {
+        let log = FetchLog()
+        let first = Gate()
+        let second = Gate()
+        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in
+            log.record(keys)
+            await (keys == [0] ? first : second).wait()
+            try Task.checkCancellation()
+            return keys
+        }
+        let blocker = Task { try await batcher.value(for: 0) }
+        try await waitUntil { log.batches.count == 1 }
+        let leader = Task { try await batcher.value(for: 1) }
+        try await waitUntil { batcher.waitingCount == 1 }
+        let follower = Task { try await batcher.value(for: 2) }
+        try await waitUntil { batcher.waitingCount == 2 }
+        await first.open()
+        #expect(try await blocker.value == 0)
+        try await waitUntil { log.batches.count == 2 }
+        leader.cancel()
+        await second.open()
+        #expect(try await follower.value == 2)
+        #expect(try await leader.value == 1)
+    }
+
+    @Test
+    func manyConcurrentLookupsEachGetTheirOwnAnswerWithinTheSlots() async throws {
+        let inFlight = Atomic<Int>(0)
+        let mostInFlight = Atomic<Int>(0)
+        let batcher = LookupBatcher<Int, Int>(slots: 3, maxBatch: 16) { keys in
+            let now = inFlight.add(1, ordering: .relaxed).newValue
+            mostInFlight.max(now, ordering: .relaxed)
+            await Task.yield()
+            inFlight.subtract(1, ordering: .relaxed)
+            return keys.map { -$0 }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for key in 0..<2_000 {
+                group.addTask {
+                    let value = try await batcher.value(for: key)
+                    #expect(value == -key)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(mostInFlight.load(ordering: .relaxed) <= 3)
+        #expect(batcher.waitingCount == 0)
+    }
+}
+
+/// The key lists a fetch was called with, in order.
+private final class FetchLog: Sendable {
+    private let calls = Mutex<[[Int]]>([])
+    func record(_ keys: [Int]) { calls.withLock { $0.append(keys) } }
+    var batches: [[Int]] { calls.withLock { $0 } }
+}
+
+/// Holds fetches until opened.
+private actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
+/// Polls a condition that other tasks will make true; fails the test after 5 s instead of hanging.
+private func waitUntil(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within 5 s")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}

@@ -1,0 +1,123 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+import Testing
+@testable import TestResult
+@testable import Verification
+
+/// `TestResultLookup` against a running test-result service: batched lookups under concurrency, and a
+/// test-result service of an earlier version that has no batch path.
+@Suite struct TestResultLookupTests {
+    @Test(arguments: TestDatabase.all)
+    func concurrentLookupsThroughOneSlotEachGetTheirOwnResult(kind: TestDatabase) async throws {
+        try await kind.withFreshDatabaseURL { databaseURL in
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
+            let configuration = try TestResultConfiguration(TestServices.settings([
+                "DATABASE_URL": databaseURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
+            ]))
+            let testResult = try await TestResultService.makeBundle(configuration, environment: TestServices.environment(clock: clock))
+            let labKey = try await TestResultAdmin.addLab("lab-1", configuration: configuration, environment: TestServices.environment(clock: clock))
+            try await TestServices.withRunning([testResult]) { running in
+                let lab = await TestServices.client(running, TestResultService.name, TestResultService.labListener)
+                let stored = (0..<300).map { (SecretHash.sha256Hex("guid-\($0)"), 1 + $0 % 3) }
+                let posted = try await lab.postJSON(
+                    "/api/v1/lab/results", ["testResults": stored.map { ["id": $0.0, "result": $0.1] }],
+                    headers: [("Authorization", "Bearer \(labKey)")]
+                )
+                try #require(posted.status == 204)
+                let port = await running.bundle(TestResultService.name).port(TestResultService.internalListener)
+                let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
+                let lookup = TestResultLookup(
+                    baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)),
+                    concurrency: 1, http: http, logger: TestLogger.quiet
+                )
+                // 300 stored and 300 unknown ids, all at once through one request slot.
+                let asked = stored + (300..<600).map { (SecretHash.sha256Hex("guid-\($0)"), 0) }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (id, expected) in asked {
+                        group.addTask {
+                            let result = try await lookup.result(for: id)
+                            #expect(result.result == expected)
+                            #expect(result.labID == (expected == 0 ? nil : "lab-1"))
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                await http.shutdown()
+            }
+        }
+    }
+
+    @Test
+    func aTestResultServiceWithoutTheBatchPathIsAskedIdById() async throws {
+        let earlier = EarlierTestResultService(results: [SecretHash.sha256Hex("guid-1"): 2])
+        try await TestServices.withRunning([earlier.bundle()]) { running in
+            let port = await running.bundle(EarlierTestResultService.name).port("internal")
+            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
+            let lookup = TestResultLookup(
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)),
+                concurrency: 2, http: http, logger: TestLogger.quiet
+            )
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<40 {
+                    group.addTask {
+                        let result = try await lookup.result(for: SecretHash.sha256Hex("guid-\(n % 4)"))
+                        #expect(result.result == (n % 4 == 1 ? 2 : 0))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(earlier.singleLookups == 40)
+            // Asked once per slot that was out before the first 404 came back, then never again.
+            #expect((1...2).contains(earlier.batchAttempts))
+            await http.shutdown()
+        }
+    }
+
+    @Test
+    func aTestResultServiceThatFailsMakesTheLookupADependencyError() async throws {
+        let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
+        let lookup = TestResultLookup(
+            baseURL: URL(string: "http://127.0.0.1:1")!, policy: DownstreamPolicy(timeout: .seconds(1), attempts: 1),
+            concurrency: 1, http: http, logger: TestLogger.quiet
+        )
+        await #expect(throws: APIError.self) { try await lookup.result(for: SecretHash.sha256Hex("guid-1")) }
+        await http.shutdown()
+    }
+}
+
+/// The internal listener of a test-result service from before `/api/v1/app/results`: it answers single lookups
+/// as `openapi/testresult.yaml` describes them and 404 for the batch path, and counts both.
+private final class EarlierTestResultService: Sendable {
+    static let name = "testresult-earlier"
+    private let results: [String: Int]
+    private let counts = Mutex((single: 0, batch: 0))
+
+    init(results: [String: Int]) { self.results = results }
+
+    var singleLookups: Int { counts.withLock { $0.single } }
+    var batchAttempts: Int { counts.withLock { $0.batch } }
+
+    func bundle() -> ServiceBundle {
+        let router = StandardRouter.make(service: Self.name, bodyLimit: .init(maxBytes: 10_000), readiness: [], metrics: false)
+        router.post("/api/v1/app/result") { request, _ -> Response in
+            struct Query: Decodable { let id: String }
+            let query = try JSONDecoder().decode(Query.self, from: Data(buffer: try await request.body.collect(upTo: 10_000)))
+            self.counts.withLock { $0.single += 1 }
+            let result = self.results[query.id]
+            let body = result.map { #"{"testResult":\#($0),"sc":1750000000,"labId":"lab-1"}"# } ?? #"{"testResult":0,"sc":1750000000}"#
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        router.post("/api/v1/app/results") { _, _ -> Response in
+            self.counts.withLock { $0.batch += 1 }
+            return Response(status: .notFound)
+        }
+        let listener = HTTPListener(
+            name: "internal", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: Self.name, logger: TestLogger.quiet)
+        return ServiceBundle(name: Self.name, listeners: [listener], cleanup: {})
+    }
+}
