@@ -19,9 +19,19 @@ public enum RegistrationOutcome: Sendable, Equatable {
 
 /// Queries on `app_sessions`, `used_keys` and the redemption of teleTANs.
 public struct SessionStore: Sendable {
-    let database: Database
+    /// Session reads out at once; reads that queue behind them go together in one query (`LookupBatcher`).
+    static let readSlots = 2
+    static let readBatch = 100
 
-    public init(database: Database) { self.database = database }
+    let database: Database
+    private let reads: LookupBatcher<String, AppSession?>
+
+    public init(database: Database) {
+        self.database = database
+        self.reads = LookupBatcher(slots: Self.readSlots, maxBatch: Self.readBatch) { tokenHashes in
+            try await Self.sessions(tokenHashes: tokenHashes, in: database)
+        }
+    }
 
     /// Registers a hashed GUID (and DOB hash) under a new registration token, once ever per key.
     public func registerGUID(_ hashedGUID: String, dobHash: String?, tokenHash: String, now: Date) async throws -> RegistrationOutcome {
@@ -74,21 +84,38 @@ public struct SessionStore: Sendable {
         }
     }
 
+    /// The session of a registration token (by its hash), or nil. Polls and TAN requests call this concurrently;
+    /// the reads that arrive while `readSlots` others are out go together in one query.
     public func session(tokenHash: String) async throws -> AppSession? {
-        try await database.withConnection { connection in
-            guard let row = try await connection.raw("""
-                SELECT source, hashed_guid, hashed_guid_dob, teletan_type, created_at FROM app_sessions
-                WHERE registration_token_hash = \(bind: tokenHash)
-                """).first()
-            else { return nil }
-            guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { return nil }
-            return AppSession(
-                source: source,
-                hashedGUID: try row.decode(column: "hashed_guid", as: String?.self),
-                dobHash: try row.decode(column: "hashed_guid_dob", as: String?.self),
-                teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:)),
-                createdAt: try row.decode(column: "created_at", as: Int64.self)
-            )
+        try await reads.value(for: tokenHash)
+    }
+
+    /// One query for the sessions of `tokenHashes`, answered in their order.
+    static func sessions(tokenHashes: [String], in database: Database) async throws -> [AppSession?] {
+        let unique = Array(Set(tokenHashes))
+        let found: [String: AppSession] = try await database.withConnection { connection in
+            var query = SQLQueryString("""
+                SELECT registration_token_hash, source, hashed_guid, hashed_guid_dob, teletan_type, created_at FROM app_sessions
+                WHERE registration_token_hash IN (
+                """)
+            for (offset, hash) in unique.enumerated() {
+                if offset > 0 { query.appendLiteral(", ") }
+                query.appendInterpolation(bind: hash)
+            }
+            query.appendLiteral(")")
+            var sessions: [String: AppSession] = [:]
+            for row in try await connection.raw(query).all() {
+                guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { continue }
+                sessions[try row.decode(column: "registration_token_hash", as: String.self)] = AppSession(
+                    source: source,
+                    hashedGUID: try row.decode(column: "hashed_guid", as: String?.self),
+                    dobHash: try row.decode(column: "hashed_guid_dob", as: String?.self),
+                    teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:)),
+                    createdAt: try row.decode(column: "created_at", as: Int64.self)
+                )
+            }
+            return sessions
         }
+        return tokenHashes.map { found[$0] }
     }
 }

@@ -1,10 +1,11 @@
 import Synchronization
 
-/// Sends the lookups that queue while every request slot to a downstream service is busy as one request.
+/// Sends the lookups that queue while every request slot is busy as one request.
 ///
-/// Every poll asks the test-result service for one result. Sent one by one, each lookup costs a whole request on
-/// both sides (HTTP, JSON, waking each process), several times the cost of the lookup itself. Here at most
-/// `slots` requests are out at once. A lookup that finds a slot free goes at once, alone: at low load nothing
+/// Every poll asks the test-result service for one result and reads one session from the database. Sent one by
+/// one, each lookup costs a whole request (HTTP and JSON on both sides, waking each process; a statement prepared
+/// and a round trip to the database), several times the cost of the lookup itself. Here at most `slots` requests
+/// are out at once. A lookup that finds a slot free goes at once, alone: at low load nothing
 /// waits longer than before. Lookups that find every slot taken queue, and go together, up to `maxBatch` in one
 /// request, as soon as a slot frees. There is no timer: batches form only from the queue that load itself creates,
 /// as group commit does in a database.

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Verification
+@testable import ExposureCore
 
 /// `LookupBatcher` on its own: which keys travel together, and that every caller gets its own answer or error.
 struct LookupBatcherTests {
