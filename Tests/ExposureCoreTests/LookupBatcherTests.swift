@@ -21,22 +21,10 @@ struct LookupBatcherTests {
     func lookupsThatQueueBehindBusySlotsGoTogetherWhenOneFrees() async throws {
         let log = FetchLog()
         let gate = Gate()
-        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in
-            log.record(keys)
-            if keys == [0] { await gate.wait() }
-            return keys.map { $0 * 10 }
-        }
-        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
-            group.addTask { (0, try await batcher.value(for: 0)) }
-            try await waitUntil { log.batches.count == 1 }
-            for key in 1...5 {
-                group.addTask { (key, try await batcher.value(for: key)) }
-            }
-            try await waitUntil { batcher.waitingCount == 5 }
-            await gate.open()
-            for try await (key, value) in group {
-                #expect(value == key * 10)
-            }
+        let batcher = oneSlotBatcherBlockedAtZero(maxBatch: 10, log: log, gate: gate) { keys in keys.map { $0 * 10 } }
+        try await queueBehindABlockedLookup(batcher, log: log, gate: gate, keys: 1...5) { key in
+            let value = try await batcher.value(for: key)
+            #expect(value == key * 10)
         }
         #expect(log.batches.count == 2)
         #expect(log.batches.last.map { Set($0) } == Set(1...5))
@@ -46,26 +34,10 @@ struct LookupBatcherTests {
     func aBatchHoldsAtMostMaxBatchKeys() async throws {
         let log = FetchLog()
         let gate = Gate()
-        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 2) { keys in
-            log.record(keys)
-            if keys == [0] { await gate.wait() }
-            return keys
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let value = try await batcher.value(for: 0)
-                #expect(value == 0)
-            }
-            try await waitUntil { log.batches.count == 1 }
-            for key in 1...5 {
-                group.addTask {
-                    let value = try await batcher.value(for: key)
-                    #expect(value == key)
-                }
-            }
-            try await waitUntil { batcher.waitingCount == 5 }
-            await gate.open()
-            try await group.waitForAll()
+        let batcher = oneSlotBatcherBlockedAtZero(maxBatch: 2, log: log, gate: gate) { keys in keys }
+        try await queueBehindABlockedLookup(batcher, log: log, gate: gate, keys: 1...5) { key in
+            let value = try await batcher.value(for: key)
+            #expect(value == key)
         }
         #expect(log.batches.map(\.count) == [1, 2, 2, 1])
         #expect(Set(log.batches.joined()) == Set(0...5))
@@ -76,24 +48,12 @@ struct LookupBatcherTests {
         struct Down: Error {}
         let log = FetchLog()
         let gate = Gate()
-        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in
-            log.record(keys)
-            if keys == [0] { await gate.wait() }
+        let batcher = oneSlotBatcherBlockedAtZero(maxBatch: 10, log: log, gate: gate) { keys in
             if keys.contains(1) { throw Down() }
             return keys
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let value = try await batcher.value(for: 0)
-                #expect(value == 0)
-            }
-            try await waitUntil { log.batches.count == 1 }
-            for key in 1...3 {
-                group.addTask { await #expect(throws: Down.self) { try await batcher.value(for: key) } }
-            }
-            try await waitUntil { batcher.waitingCount == 3 }
-            await gate.open()
-            try await group.waitForAll()
+        try await queueBehindABlockedLookup(batcher, log: log, gate: gate, keys: 1...3) { key in
+            await #expect(throws: Down.self) { try await batcher.value(for: key) }
         }
         #expect(try await batcher.value(for: 7) == 7)
         #expect(batcher.waitingCount == 0)
@@ -177,6 +137,38 @@ private actor Gate {
         isOpen = true
         for waiter in waiters { waiter.resume() }
         waiters = []
+    }
+}
+
+/// A batcher of one slot whose fetch logs its keys, waits at `gate` when asked for key 0 alone, then answers.
+private func oneSlotBatcherBlockedAtZero(
+    maxBatch: Int, log: FetchLog, gate: Gate, answer: @escaping @Sendable ([Int]) throws -> [Int]
+) -> LookupBatcher<Int, Int> {
+    LookupBatcher(slots: 1, maxBatch: maxBatch) { keys in
+        log.record(keys)
+        if keys == [0] { await gate.wait() }
+        return try answer(keys)
+    }
+}
+
+/// Looks key 0 up (its fetch must wait at `gate`, and answer 0), queues a lookup of each of `keys` behind it with
+/// `lookUp`, opens the gate once all of them wait, and returns when every lookup has ended.
+private func queueBehindABlockedLookup(
+    _ batcher: LookupBatcher<Int, Int>, log: FetchLog, gate: Gate, keys: ClosedRange<Int>,
+    lookUp: @escaping @Sendable (Int) async throws -> Void
+) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            let value = try await batcher.value(for: 0)
+            #expect(value == 0)
+        }
+        try await waitUntil { log.batches.count == 1 }
+        for key in keys {
+            group.addTask { try await lookUp(key) }
+        }
+        try await waitUntil { batcher.waitingCount == keys.count }
+        await gate.open()
+        try await group.waitForAll()
     }
 }
 

@@ -91,12 +91,8 @@ public struct TestResultStore: Sendable {
         let unique = Array(Set(ids))
         guard !unique.isEmpty else { return [:] }
         return try await database.withConnection { connection in
-            var query = SQLQueryString("SELECT id, result, sample_collection, lab_id FROM test_results WHERE id IN (")
-            for (offset, id) in unique.enumerated() {
-                if offset > 0 { query.appendLiteral(", ") }
-                query.appendInterpolation(bind: id)
-            }
-            query.appendLiteral(")")
+            var query = SQLQueryString("SELECT id, result, sample_collection, lab_id FROM test_results WHERE id IN ")
+            query.appendBindList(unique)
             var found: [String: StoredResult] = [:]
             for row in try await connection.raw(query).all() {
                 found[try row.decode(column: "id", as: String.self)] = StoredResult(

@@ -94,15 +94,9 @@ public struct SessionStore: Sendable {
     static func sessions(tokenHashes: [String], in database: Database) async throws -> [AppSession?] {
         let unique = Array(Set(tokenHashes))
         let found: [String: AppSession] = try await database.withConnection { connection in
-            var query = SQLQueryString("""
-                SELECT registration_token_hash, source, hashed_guid, hashed_guid_dob, teletan_type, created_at FROM app_sessions
-                WHERE registration_token_hash IN (
-                """)
-            for (offset, hash) in unique.enumerated() {
-                if offset > 0 { query.appendLiteral(", ") }
-                query.appendInterpolation(bind: hash)
-            }
-            query.appendLiteral(")")
+            var query = SQLQueryString("SELECT registration_token_hash, source, hashed_guid, hashed_guid_dob, teletan_type, created_at ")
+            query.appendLiteral("FROM app_sessions WHERE registration_token_hash IN ")
+            query.appendBindList(unique)
             var sessions: [String: AppSession] = [:]
             for row in try await connection.raw(query).all() {
                 guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { continue }
