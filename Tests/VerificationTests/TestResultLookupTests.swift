@@ -79,6 +79,26 @@ import Testing
     }
 
     @Test
+    func theBatchPathIsTriedAgainAfterTheRetryInterval() async throws {
+        let earlier = EarlierTestResultService(results: [:])
+        try await TestServices.withRunning([earlier.bundle()]) { running in
+            let port = await running.bundle(EarlierTestResultService.name).port("internal")
+            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
+            let lookup = TestResultLookup(
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)),
+                concurrency: 1, batchPathRetry: .zero, http: http, logger: TestLogger.quiet
+            )
+            for n in 0..<3 {
+                let answer = try await lookup.result(for: SecretHash.sha256Hex("guid-\(n)"))
+                #expect(answer.result == 0)
+            }
+            #expect(earlier.batchAttempts == 3)
+            #expect(earlier.singleLookups == 3)
+            await http.shutdown()
+        }
+    }
+
+    @Test
     func aTestResultServiceThatFailsMakesTheLookupADependencyError() async throws {
         let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
         let lookup = TestResultLookup(

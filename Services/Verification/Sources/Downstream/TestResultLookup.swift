@@ -10,7 +10,8 @@ import TestResultClient
 ///
 /// Lookups go through a `LookupBatcher`: at most `concurrency` requests are out at once, and the lookups of
 /// concurrent polls that queue behind them go as one `/api/v1/app/results` request. A test-result service that
-/// does not know that path yet (404, during a rolling upgrade) is asked id by id on `/api/v1/app/result`.
+/// does not know that path yet (404, during a rolling upgrade) is asked id by id on `/api/v1/app/result`, and
+/// the batch path is tried again after `batchPathRetry`.
 ///
 /// Timeouts and retries come from `DownstreamPolicy`; when the service cannot be reached the caller gets
 /// `APIError.dependencyUnavailable` (500 with a JSON body), never a hang.
@@ -20,13 +21,19 @@ public struct TestResultLookup: Sendable {
 
     private let batcher: LookupBatcher<String, LookedUpResult>
 
-    public init(baseURL: URL, policy: DownstreamPolicy, concurrency: Int, http: DownstreamHTTPClient, logger: Logger) {
+    /// - Parameter batchPathRetry: how long to ask id by id after the batch path answered 404, before trying it
+    ///   again (the test-result service may have been upgraded meanwhile).
+    public init(
+        baseURL: URL, policy: DownstreamPolicy, concurrency: Int, batchPathRetry: Duration = .seconds(60),
+        http: DownstreamHTTPClient, logger: Logger
+    ) {
         let requests = Requests(
             client: TestResultClient.Client.testResult(
                 baseURL: baseURL,
                 transport: http.transport(timeout: policy.timeout),
                 middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
             ),
+            batchPathRetry: batchPathRetry,
             logger: logger
         )
         batcher = LookupBatcher(slots: concurrency, maxBatch: Self.maxBatch) { ids in try await requests.results(for: ids) }
@@ -40,28 +47,34 @@ public struct TestResultLookup: Sendable {
 /// The requests behind `TestResultLookup`, one per batch.
 private final class Requests: Sendable {
     let client: TestResultClient.Client
+    let batchPathRetry: Duration
     let logger: Logger
+    /// When the service last answered 404 for the batch path (it predates it), if it did.
+    let batchPathMissingSince = Mutex<ContinuousClock.Instant?>(nil)
 
-    init(client: TestResultClient.Client, logger: Logger) {
+    init(client: TestResultClient.Client, batchPathRetry: Duration, logger: Logger) {
         self.client = client
+        self.batchPathRetry = batchPathRetry
         self.logger = logger
     }
 
-    /// Set when the service answered 404 for the batch path: it predates it.
-    let batchPathMissing = Atomic<Bool>(false)
+    private var batchPathMayExist: Bool {
+        batchPathMissingSince.withLock { since in since.map { ContinuousClock.now - $0 >= batchPathRetry } ?? true }
+    }
 
     func results(for ids: [String]) async throws -> [LookedUpResult] {
         // Their ratio is the mean batch: how much the batching saves under the current load.
         Counter(label: "verification_testresult_lookups_total").increment(by: ids.count)
         Counter(label: "verification_testresult_requests_total").increment()
-        if !batchPathMissing.load(ordering: .relaxed) {
+        if batchPathMayExist {
             let output = try await send { try await client.getAppResults(body: .json(.init(ids: ids))) }
             switch output {
             case .ok(let ok):
+                batchPathMissingSince.withLock { $0 = nil }
                 return try ok.body.json.results.map(LookedUpResult.init)
             case .undocumented(404, _):
-                logger.notice("test-result service has no /api/v1/app/results; asking id by id until restarted")
-                batchPathMissing.store(true, ordering: .relaxed)
+                logger.notice("test-result service has no /api/v1/app/results yet; asking id by id", metadata: ["retry": "\(batchPathRetry)"])
+                batchPathMissingSince.withLock { $0 = .now }
             default:
                 throw refused(Self.status(of: output))
             }
