@@ -99,6 +99,18 @@ import Testing
     }
 
     @Test
+    func theConcurrencySettingDefaultsToTwoAndRefusesZero() throws {
+        #expect(try VerificationConfiguration(TestServices.settings([:])).testResultConcurrency == 2)
+        #expect(try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "1"])).testResultConcurrency == 1)
+        do {
+            _ = try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "0"]))
+            Issue.record("TESTRESULT_CONCURRENCY=0 was accepted")
+        } catch {
+            #expect(error.variable == "TESTRESULT_CONCURRENCY")
+        }
+    }
+
+    @Test
     func aTestResultServiceThatFailsMakesTheLookupADependencyError() async throws {
         let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
         let lookup = TestResultLookup(

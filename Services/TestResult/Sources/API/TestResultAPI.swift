@@ -28,8 +28,7 @@ struct TestResultAPI: APIProtocol {
     func getAppResult(_ input: Operations.getAppResult.Input) async throws -> Operations.getAppResult.Output {
         guard case .json(let query) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         guard Codes.isHashedGUID(query.id, allowDobPrefix: true) else {
-            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
-            throw APIError.badRequest("id must be 64 hexadecimal characters (the first may be x).", code: "invalid_id")
+            throw refusedQuery(.badRequest("id must be 64 hexadecimal characters (the first may be x).", code: "invalid_id"))
         }
         let stored = try await store.find(id: query.id)
         countQueries(found: stored == nil ? 0 : 1, unknown: stored == nil ? 1 : 0)
@@ -39,16 +38,13 @@ struct TestResultAPI: APIProtocol {
     func getAppResults(_ input: Operations.getAppResults.Input) async throws -> Operations.getAppResults.Output {
         guard case .json(let query) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         guard query.ids.count <= ResultLookupBatch.maxIDs else {
-            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
-            throw APIError(.contentTooLarge, code: "too_many_ids", message: "At most \(ResultLookupBatch.maxIDs) ids per request.")
+            throw refusedQuery(APIError(.contentTooLarge, code: "too_many_ids", message: "At most \(ResultLookupBatch.maxIDs) ids per request."))
         }
         guard !query.ids.isEmpty else {
-            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
-            throw APIError.badRequest("ids must hold at least one id.", code: "invalid_id")
+            throw refusedQuery(.badRequest("ids must hold at least one id.", code: "invalid_id"))
         }
         if let bad = query.ids.firstIndex(where: { !Codes.isHashedGUID($0, allowDobPrefix: true) }) {
-            Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
-            throw APIError.badRequest("ids[\(bad)] must be 64 hexadecimal characters (the first may be x).", code: "invalid_id")
+            throw refusedQuery(.badRequest("ids[\(bad)] must be 64 hexadecimal characters (the first may be x).", code: "invalid_id"))
         }
         let ids = query.ids.map { $0.lowercased() }
         let stored = try await store.find(ids: ids)
@@ -66,6 +62,12 @@ struct TestResultAPI: APIProtocol {
             sc: stored?.sampleCollection ?? now.epochSeconds,
             labId: stored?.labID
         )
+    }
+
+    /// Counts a refused lookup request and returns the error to answer it with.
+    private func refusedQuery(_ error: APIError) -> APIError {
+        Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
+        return error
     }
 
     private func countQueries(found: Int, unknown: Int) {

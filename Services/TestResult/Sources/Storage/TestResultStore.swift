@@ -74,16 +74,8 @@ public struct TestResultStore: Sendable {
     }
 
     public func find(id: String) async throws -> StoredResult? {
-        try await database.withConnection { connection in
-            guard let row = try await connection.raw("SELECT result, sample_collection, lab_id FROM test_results WHERE id = \(bind: id.lowercased())").first() else {
-                return nil
-            }
-            return StoredResult(
-                result: try row.decode(column: "result", as: Int.self),
-                sampleCollection: try row.decode(column: "sample_collection", as: Int64.self),
-                labID: try row.decode(column: "lab_id", as: String.self)
-            )
-        }
+        let key = id.lowercased()
+        return try await find(ids: [key])[key]
     }
 
     /// The stored results among `ids` (lower-cased), keyed by id: one query for a whole lookup batch.
