@@ -5,10 +5,13 @@ import Synchronization
 /// Every poll asks the test-result service for one result and reads one session from the database. Sent one by
 /// one, each lookup costs a whole request (HTTP and JSON on both sides, waking each process; a statement prepared
 /// and a round trip to the database), several times the cost of the lookup itself. Here at most `slots` requests
-/// are out at once. A lookup that finds a slot free goes at once, alone: at low load nothing
-/// waits longer than before. Lookups that find every slot taken queue, and go together, up to `maxBatch` in one
-/// request, as soon as a slot frees. There is no timer: batches form only from the queue that load itself creates,
-/// as group commit does in a database.
+/// are out at once. A lookup that finds a slot free goes at once, alone: at low load nothing waits longer than
+/// before. Lookups that find every slot taken queue, and go together, up to `maxBatch` in one request, as soon as a
+/// slot frees. There is no timer: batches form only from the queue that load itself creates, as group commit does
+/// in a database.
+///
+/// A lookup that consumes what it finds, such as the redemption of a one-time code, can go through it as well; its
+/// `Fetch` then decides which caller gets a key that two callers in one batch asked for.
 ///
 /// The caller that takes a slot leads its batch and sends the request from its own task, so its task-local
 /// values (the logger's metadata among them) travel with it; when the answer is in, it hands the slot, with the

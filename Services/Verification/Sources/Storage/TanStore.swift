@@ -10,9 +10,25 @@ public struct RedeemedTAN: Sendable, Equatable {
 
 /// Queries on `tans`: one TAN per registration token, consumed once.
 public struct TanStore: Sendable {
-    let database: Database
+    /// Redemptions out at once; those that queue behind them go together in one UPDATE (`LookupBatcher`).
+    static let redeemSlots = 2
+    static let redeemBatch = 100
 
-    public init(database: Database) { self.database = database }
+    /// One TAN to consume, and the instant its request came in.
+    struct Redemption: Sendable {
+        let tanHash: String
+        let now: Date
+    }
+
+    let database: Database
+    private let redemptions: LookupBatcher<Redemption, RedeemedTAN?>
+
+    public init(database: Database) {
+        self.database = database
+        self.redemptions = LookupBatcher(slots: Self.redeemSlots, maxBatch: Self.redeemBatch) { batch in
+            try await Self.redeem(batch, in: database)
+        }
+    }
 
     /// Stores a TAN for a registration token; false when the token already has one (the unique constraint
     /// decides between concurrent requests).
@@ -27,19 +43,35 @@ public struct TanStore: Sendable {
         }
     }
 
-    /// Consumes a TAN if it is known, unexpired and unused, in one statement: of concurrent verifications of one
-    /// TAN exactly one gets a row back.
+    /// Consumes a TAN if it is known, unexpired and unused: of concurrent verifications of one TAN exactly one
+    /// gets it. Verifications that arrive while `redeemSlots` others are out are redeemed together.
     public func redeem(tanHash: String, now: Date) async throws -> RedeemedTAN? {
-        let timestamp = now.epochSeconds
-        return try await database.withConnection { connection in
-            guard let row = try await connection.raw("""
-                UPDATE tans SET redeemed_at = \(bind: timestamp)
-                WHERE tan_hash = \(bind: tanHash) AND redeemed_at IS NULL AND valid_until > \(bind: timestamp)
-                RETURNING source, teletan_type
-                """).first(),
-                let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self))
-            else { return nil }
-            return RedeemedTAN(source: source, teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:)))
+        try await redemptions.value(for: Redemption(tanHash: tanHash, now: now))
+    }
+
+    /// Consumes the TANs of `batch` in one statement and answers in its order. The database hands each row to one
+    /// statement only (a row another batch redeemed first no longer matches `redeemed_at IS NULL`), and a TAN asked
+    /// for twice within the batch goes to the first asker. Expiry is judged at the batch's latest instant, the one
+    /// closest to the moment the TANs are consumed.
+    static func redeem(_ batch: [Redemption], in database: Database) async throws -> [RedeemedTAN?] {
+        guard let latest = batch.map(\.now).max() else { return [] }
+        let timestamp = latest.epochSeconds
+        var unclaimed: [String: RedeemedTAN] = try await database.withConnection { connection in
+            var query = SQLQueryString("UPDATE tans SET redeemed_at = \(bind: timestamp) WHERE tan_hash IN ")
+            query.appendBindList(Array(Set(batch.map(\.tanHash))))
+            query.appendLiteral(" AND redeemed_at IS NULL AND valid_until > ")
+            query.appendInterpolation(bind: timestamp)
+            query.appendLiteral(" RETURNING tan_hash, source, teletan_type")
+            var redeemed: [String: RedeemedTAN] = [:]
+            for row in try await connection.raw(query).all() {
+                guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { continue }
+                redeemed[try row.decode(column: "tan_hash", as: String.self)] = RedeemedTAN(
+                    source: source,
+                    teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:))
+                )
+            }
+            return redeemed
         }
+        return batch.map { unclaimed.removeValue(forKey: $0.tanHash) }
     }
 }
