@@ -9,6 +9,8 @@ import Testing
     @Test func defaults() throws {
         let configuration = try SubmissionConfiguration(TestServices.settings([:]))
         #expect(configuration.common.databaseURL == .sqliteFile("data/submission.db"))
+        // Larger than the other services' 8: each submission holds a connection while verification answers.
+        #expect(configuration.common.databasePoolSize == 32)
         #expect(configuration.listener.port == 8030)
         #expect(configuration.verificationURL.absoluteString == "http://localhost:8011")
         #expect(configuration.verification.timeout == .seconds(3))

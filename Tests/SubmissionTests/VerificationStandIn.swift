@@ -5,9 +5,11 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// A stand-in for the verification service's internal `POST /version/v1/tan/verify`, served over real HTTP
-/// through the core's listener: known TANs are consumed once (200, with `X-CWA-TELETAN-TYPE` when they came
-/// from a teleTAN), anything else is 404. It counts the calls it gets, and can fail or stall on demand.
+/// A stand-in for the verification service's internal `POST /version/v1/tan/verify` and its batch form
+/// `POST /version/v1/tans/verify`, served over real HTTP through the core's listener: known TANs are consumed once
+/// (200, with `X-CWA-TELETAN-TYPE` when they came from a teleTAN), anything else is 404 (a verdict of false in a
+/// batch). It counts the calls it gets, and can fail or stall on demand. Made with `batchPath: false` it stands for
+/// a verification service that predates the batch form and answers 404 there.
 ///
 /// Its semantics are those of `openapi/verification.yaml`. Tests that need failures on demand use it;
 /// `RealVerificationStack` wires submission to the real verification service.
@@ -21,6 +23,12 @@ final class VerificationStandIn: @unchecked Sendable {
     private var calls = 0
     private var failures: [HTTPResponse.Status] = []
     private var stall: Duration = .zero
+    private var batchCalls = 0
+    private let batchPath: Bool
+
+    init(batchPath: Bool = true) {
+        self.batchPath = batchPath
+    }
 
     /// A new TAN that verification will accept once.
     func issue(teleTANType: String? = nil) -> String {
@@ -29,8 +37,11 @@ final class VerificationStandIn: @unchecked Sendable {
         return tan
     }
 
-    /// How many verification requests arrived.
+    /// How many verification requests arrived (a batch is one).
     var callCount: Int { lock.withLock { calls } }
+
+    /// How many of them were for the batch path (answered 404 without `batchPath`).
+    var batchCallCount: Int { lock.withLock { batchCalls } }
 
     /// The next requests are answered with these statuses (without touching any TAN).
     func failNext(_ statuses: [HTTPResponse.Status]) { lock.withLock { failures = statuses } }
@@ -48,9 +59,34 @@ final class VerificationStandIn: @unchecked Sendable {
             try await Task.sleep(for: delay)
             return answer
         }
+        router.post("/version/v1/tans/verify") { request, _ -> Response in
+            struct Body: Decodable { let tans: [String] }
+            let data = try await request.body.collect(upTo: 10_000)
+            let tans = try JSONDecoder().decode(Body.self, from: Data(buffer: data)).tans
+            let (delay, answer) = self.answer(batch: tans)
+            try await Task.sleep(for: delay)
+            return answer
+        }
         let listener = HTTPListener(
             name: "internal", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: Self.name, logger: TestLogger.quiet)
         return ServiceBundle(name: Self.name, listeners: [listener], cleanup: {})
+    }
+
+    private func answer(batch: [String]) -> (Duration, Response) {
+        lock.withLock {
+            batchCalls += 1
+            guard batchPath else { return (.zero, Response(status: .notFound)) }
+            calls += 1
+            if !failures.isEmpty {
+                return (stall, Response(status: failures.removeFirst()))
+            }
+            let verdicts = batch.map { tan -> String in
+                guard let type = tans.removeValue(forKey: tan) else { return #"{"valid":false}"# }
+                return type.map { #"{"valid":true,"teleTanType":"\#($0)"}"# } ?? #"{"valid":true}"#
+            }
+            let body = ByteBuffer(string: #"{"verdicts":["# + verdicts.joined(separator: ",") + "]}")
+            return (stall, Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body)))
+        }
     }
 
     private func answer(_ tan: String) -> (Duration, Response) {

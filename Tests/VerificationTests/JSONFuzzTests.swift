@@ -64,6 +64,7 @@ import Testing
                 (h.app, "/version/v1/testresult", ["registrationToken": token]),
                 (h.app, "/version/v1/tan", ["registrationToken": token]),
                 (h.internal, "/version/v1/tan/verify", ["tan": tan]),
+                (h.internal, "/version/v1/tans/verify", ["tans": [tan]]),
             ]
             func state() async throws -> [Int] {
                 [try await h.rows("app_sessions"), try await h.rows("used_keys"), try await h.rows("tans"), try await h.rows("teletans")]
@@ -101,6 +102,7 @@ import Testing
                 (h.app, "/version/v1/testresult", Self.encode(["registrationToken": token])),
                 (h.app, "/version/v1/tan", Self.encode(["registrationToken": VerificationHarness.hashedGUID()])),
                 (h.internal, "/version/v1/tan/verify", Self.encode(["tan": Codes.uuidV4(using: SystemRandomSource())])),
+                (h.internal, "/version/v1/tans/verify", Self.encode(["tans": [Codes.uuidV4(using: SystemRandomSource())]])),
             ]
             var statuses: [Int: Int] = [:]
             for round in 0..<400 {

@@ -114,6 +114,56 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func aBatchOfTANsGetsOneVerdictEachInOrder(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let fromGUID = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
+            let token = try #require(try await h.register(teleTAN: try await h.newTeleTAN(type: "EVENT")).json["registrationToken"] as? String)
+            let fromEvent = try #require(try await h.tan(token).json["tan"] as? String)
+            let used = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
+            try #require(try await h.verify(used).status == 200)
+            let unknown = Codes.uuidV4(using: SystemRandomSource())
+
+            let response = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [fromGUID, unknown, fromEvent, used, fromGUID]])
+            #expect(response.status == 200)
+            let verdicts = try #require(response.json["verdicts"] as? [[String: Any]])
+            #expect(verdicts.map { $0["valid"] as? Bool } == [true, false, true, false, false])
+            #expect(verdicts.map { $0["teleTanType"] as? String } == [nil, nil, "EVENT", nil, nil])
+            // Spent: the single path refuses them now.
+            #expect(try await h.verify(fromGUID).status == 404)
+            #expect(try await h.verify(fromEvent).status == 404)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func badTANBatchesAreRefusedWithTheReasonAndSpendNothing(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
+            let random = { Codes.uuidV4(using: SystemRandomSource()) }
+            let empty = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [String]()])
+            #expect(empty.status == 400)
+            #expect(empty.json["error"] as? String == "invalid_tan")
+            let bad = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan, "not-a-uuid"]])
+            #expect(bad.status == 400)
+            #expect((bad.json["message"] as? String)?.contains("tans[1]") == true)
+            let tooMany = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan] + (0..<TanVerificationBatch.maxTANs).map { _ in random() }])
+            #expect(tooMany.status == 413)
+            #expect(tooMany.json["error"] as? String == "too_many_tans")
+            for body in ["{", "{\"tans\": 1}", "{\"tans\": [1]}", "{}", "[]"] {
+                let response = try await h.internal.postRaw("/version/v1/tans/verify", Array(body.utf8))
+                #expect(response.status == 400, "body: \(body)")
+                #expect(response.json["error"] != nil, "body: \(body)")
+            }
+            let onAppListener = try await h.app.postJSON("/version/v1/tans/verify", ["tans": [tan]])
+            #expect(onAppListener.status == 404)
+            // None of the refused requests spent the TAN.
+            #expect(try await h.verify(tan).status == 200)
+            let full = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": (0..<TanVerificationBatch.maxTANs).map { _ in random() }])
+            #expect(full.status == 200)
+            #expect((full.json["verdicts"] as? [Any])?.count == TanVerificationBatch.maxTANs)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func fiftyConcurrentVerificationsOfOneTANHaveOneWinner(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)

@@ -27,7 +27,10 @@ public struct SubmissionConfiguration: Sendable {
 
     /// - Parameter serveExportsByDefault: whether `SERVE_EXPORTS` defaults to on (the all-in-one launcher).
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db")
+        // A real submission holds its connection from the first insert to the commit, across the call to
+        // verification, so the pool is how many submissions can wait for verification at once, and so how many
+        // TANs can share one request there (`TANVerifier`). PostgreSQL opens them on demand; SQLite uses at most 4.
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")

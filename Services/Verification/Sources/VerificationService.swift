@@ -13,7 +13,7 @@ public enum VerificationService {
     public static let name = "verification"
     public static let appListener = "app"
     public static let internalListener = "internal"
-    static let internalPaths: Set<String> = ["/version/v1/tan/verify", "/version/v1/tan/teletan"]
+    static let internalPaths: Set<String> = ["/version/v1/tan/verify", "/version/v1/tans/verify", "/version/v1/tan/teletan"]
 
     public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)

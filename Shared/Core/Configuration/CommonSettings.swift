@@ -11,10 +11,13 @@ public struct CommonSettings: Sendable {
     public var logFormat: StructuredLogHandler.Format
     public var bindHost: String
 
-    /// - Parameter defaultDatabase: the embedded default for this service (`sqlite://data/<service>.db`).
-    public init(_ settings: Settings, defaultDatabase: String) throws(ConfigurationError) {
+    /// - Parameters:
+    ///   - defaultDatabase: the embedded default for this service (`sqlite://data/<service>.db`).
+    ///   - defaultPoolSize: `DATABASE_POOL_SIZE` when unset; larger for a service whose requests hold a connection
+    ///     while they wait for another service.
+    public init(_ settings: Settings, defaultDatabase: String, defaultPoolSize: Int = 8) throws(ConfigurationError) {
         databaseURL = try DatabaseURL(parsing: settings.string("DATABASE_URL", default: defaultDatabase))
-        databasePoolSize = try settings.int("DATABASE_POOL_SIZE", default: 8, in: 1...200)
+        databasePoolSize = try settings.int("DATABASE_POOL_SIZE", default: defaultPoolSize, in: 1...200)
         databaseTimeout = try settings.duration("DATABASE_TIMEOUT", default: .seconds(30), minimum: .seconds(1))
         let level = try settings.choice("LOG_LEVEL", default: "info", among: ["trace", "debug", "info", "notice", "warning", "error", "critical"])
         logLevel = Logger.Level(rawValue: level)!

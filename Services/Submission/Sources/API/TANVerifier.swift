@@ -4,52 +4,143 @@ import Logging
 import OpenAPIRuntime
 import VerificationClient
 
-/// Spends a TAN at the verification service (`POST /version/v1/tan/verify`, generated client).
+/// Spends TANs at the verification service, through the client generated from `openapi/verification.yaml`.
 ///
-/// Verification answers 200 when the TAN was valid and is now used, 404 when it is unknown, expired or used.
+/// Verifications go through a `LookupBatcher`: at most `concurrency` requests are out at once, and the TANs of
+/// concurrent submissions that queue behind them go as one `/version/v1/tans/verify` request, which verification
+/// answers with one UPDATE. A verification service that does not know that path yet (404, during a rolling
+/// upgrade) is asked TAN by TAN on `/version/v1/tan/verify`, and the batch path is tried again after
+/// `batchPathRetry`.
+///
 /// The client times out each attempt and retries only where the request cannot have reached verification's
 /// handler (connection failures, 502/503/504; see `RetryingClientMiddleware`), so a retry never spends a TAN.
 struct TANVerifier: Sendable {
-    let client: Client
-    let logger: Logger
+    /// Requests out at once. Two, as for the verification service's lookups at test-result: the fewer, the larger
+    /// the batches under load, and a second request keeps one slow answer from holding every submission.
+    static let concurrency = 2
+    /// TANs per request at most: `maxItems` of `TanBatchBody` in openapi/verification.yaml.
+    static let maxBatch = 100
 
-    init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger) {
-        self.client = Client.verification(
-            baseURL: baseURL,
-            transport: http.transport(timeout: policy.timeout),
-            middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
+    private let batcher: LookupBatcher<String, TANVerdict>
+
+    init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger, batchPathRetry: Duration = .seconds(60)) {
+        let requests = TANVerificationRequests(
+            client: Client.verification(
+                baseURL: baseURL,
+                transport: http.transport(timeout: policy.timeout),
+                middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
+            ),
+            batchPath: BatchPathAvailability(retryAfter: batchPathRetry),
+            logger: logger
         )
-        self.logger = logger
+        batcher = LookupBatcher(slots: Self.concurrency, maxBatch: Self.maxBatch) { tans in try await requests.verdicts(for: tans) }
     }
 
     /// Returns when the TAN was valid and is now spent; throws the `APIError` to answer otherwise.
     func spend(_ tan: String) async throws(APIError) {
-        let output: VerificationClient.Operations.verifyTan.Output
+        let verdict: TANVerdict
         do {
-            output = try await client.verifyTan(body: .json(.init(tan: tan)))
-        } catch let error as ClientError where error.response?.status.code == 404 {
-            // A 404 whose body is not the documented JSON is still a refusal.
-            throw Self.invalidTAN
+            verdict = try await batcher.value(for: tan)
+        } catch let error as APIError {
+            throw error
         } catch {
-            logger.error("verification unreachable", metadata: ["error": "\(Self.describe(error))"])
+            // A batch answered with the wrong number of verdicts.
             throw .dependencyUnavailable("verification service")
         }
-        switch output {
-        case .ok(let ok):
+        switch verdict {
+        case .refused:
+            throw Self.invalidTAN
+        case .valid(let teleTANType):
             // An event teleTAN entitles a host warning, not key submission. The TAN is spent either way:
             // verification consumed it, and rolling back our keys is all we can do.
-            if ok.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE == .EVENT {
+            if teleTANType == .EVENT {
                 throw APIError.forbidden("The TAN was issued for an event, not for key submission.", code: "event_tan")
             }
-        case .notFound, .badRequest:
-            throw Self.invalidTAN
-        case .notAcceptable, .internalServerError, .undocumented:
-            logger.error("verification failed", metadata: ["status": "\(Self.status(of: output))"])
-            throw .dependencyUnavailable("verification service")
         }
     }
 
     static let invalidTAN = APIError.forbidden("The TAN is invalid, expired or already used.", code: "invalid_tan")
+}
+
+/// What verification said of one TAN.
+enum TANVerdict: Sendable, Equatable {
+    /// Valid and now spent; the type of the teleTAN it came from, if it did.
+    case valid(teleTANType: VerificationClient.Components.Schemas.TeleTanType?)
+    /// Unknown, expired or already used.
+    case refused
+}
+
+/// The requests behind `TANVerifier`, one per batch.
+private struct TANVerificationRequests: Sendable {
+    let client: Client
+    let batchPath: BatchPathAvailability
+    let logger: Logger
+
+    func verdicts(for tans: [String]) async throws -> [TANVerdict] {
+        // No counter here: the submission service's counters move in batches (METRICS_BATCH_SIZE), so that a single
+        // real submission cannot be seen in them. Verification's counters show the mean batch.
+        if batchPath.mayExist {
+            let output = try await send { try await client.verifyTans(body: .json(.init(tans: tans))) }
+            switch output {
+            case .ok(let ok):
+                batchPath.found()
+                return try ok.body.json.verdicts.map { $0.valid ? .valid(teleTANType: $0.teleTanType) : .refused }
+            case .undocumented(404, _):
+                logger.notice("verification service has no /version/v1/tans/verify yet; verifying TAN by TAN", metadata: ["retry": "\(batchPath.retryAfter)"])
+                batchPath.missing()
+            default:
+                throw failed(status: Self.status(of: output))
+            }
+        }
+        return try await tans.concurrentMap { try await verdict(for: $0) }
+    }
+
+    private func verdict(for tan: String) async throws -> TANVerdict {
+        let output: VerificationClient.Operations.verifyTan.Output
+        do {
+            output = try await send { try await client.verifyTan(body: .json(.init(tan: tan))) }
+        } catch let error as ClientError where error.response?.status.code == 404 {
+            // A 404 whose body is not the documented JSON is still a refusal.
+            return .refused
+        }
+        switch output {
+        case .ok(let ok):
+            return .valid(teleTANType: ok.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE)
+        case .notFound, .badRequest:
+            return .refused
+        case .notAcceptable, .internalServerError, .undocumented:
+            throw failed(status: Self.status(of: output))
+        }
+    }
+
+    /// Sends a request; a failure to get any answer becomes 500 for the submission, logged without the request
+    /// (whose body holds the TANs). A 404 of the single path passes through, as the refusal it is.
+    private func send<Output>(_ request: () async throws -> Output) async throws -> Output {
+        do {
+            return try await request()
+        } catch let error as ClientError where error.response?.status.code == 404 {
+            throw error
+        } catch {
+            logger.error("verification unreachable", metadata: ["error": "\(Self.describe(error))"])
+            throw APIError.dependencyUnavailable("verification service")
+        }
+    }
+
+    private func failed(status: Int) -> APIError {
+        logger.error("verification failed", metadata: ["status": "\(status)"])
+        return .dependencyUnavailable("verification service")
+    }
+
+    private static func status(of output: VerificationClient.Operations.verifyTans.Output) -> Int {
+        switch output {
+        case .ok: 200
+        case .badRequest: 400
+        case .notAcceptable: 406
+        case .contentTooLarge: 413
+        case .internalServerError: 500
+        case .undocumented(let status, _): status
+        }
+    }
 
     private static func status(of output: VerificationClient.Operations.verifyTan.Output) -> Int {
         switch output {

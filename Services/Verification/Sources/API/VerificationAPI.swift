@@ -125,8 +125,38 @@ struct VerificationAPI: APIProtocol {
             throw APIError.notFound("The TAN is unknown, expired or already used.", code: "tan_not_found")
         }
         count("tan_verify", "valid")
-        let type = redeemed.source == .teleTAN ? redeemed.teleTANType.flatMap { Components.Schemas.TeleTanType(rawValue: $0.rawValue) } : nil
-        return .ok(.init(headers: .init(X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: type)))
+        return .ok(.init(headers: .init(X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: Self.teleTANType(of: redeemed))))
+    }
+
+    func verifyTans(_ input: Operations.verifyTans.Input) async throws -> Operations.verifyTans.Output {
+        guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        guard body.tans.count <= TanVerificationBatch.maxTANs else {
+            throw refusedBatch(APIError(.contentTooLarge, code: "too_many_tans", message: "At most \(TanVerificationBatch.maxTANs) TANs per request."))
+        }
+        guard !body.tans.isEmpty else {
+            throw refusedBatch(.badRequest("tans must hold at least one TAN.", code: "invalid_tan"))
+        }
+        if let bad = body.tans.firstIndex(where: { !Codes.isUUIDv4($0) }) {
+            throw refusedBatch(.badRequest("tans[\(bad)] must be a lower-case UUID v4.", code: "invalid_tan"))
+        }
+        let redeemed = try await tans.redeem(tanHashes: body.tans.map(SecretHash.sha256Hex), now: clock.now())
+        let valid = redeemed.filter { $0 != nil }.count
+        count("tan_verify", "valid", by: valid)
+        count("tan_verify", "refused", by: redeemed.count - valid)
+        let verdicts = redeemed.map { Components.Schemas.TanVerdict(valid: $0 != nil, teleTanType: $0.flatMap(Self.teleTANType)) }
+        return .ok(.init(body: .json(.init(verdicts: verdicts))))
+    }
+
+    /// Counts a refused batch request and returns the error to answer it with.
+    private func refusedBatch(_ error: APIError) -> APIError {
+        count("tan_verify", "invalid")
+        return error
+    }
+
+    /// The type a valid TAN's teleTAN had, for `X-CWA-TELETAN-TYPE`; nil for TANs from test GUIDs.
+    private static func teleTANType(of redeemed: RedeemedTAN) -> Components.Schemas.TeleTanType? {
+        guard redeemed.source == .teleTAN else { return nil }
+        return redeemed.teleTANType.flatMap { Components.Schemas.TeleTanType(rawValue: $0.rawValue) }
     }
 
     func createTeleTan(_ input: Operations.createTeleTan.Input) async throws -> Operations.createTeleTan.Output {
@@ -226,8 +256,10 @@ struct VerificationAPI: APIProtocol {
         }
     }
 
-    private func count(_ endpoint: String, _ outcome: String) {
-        Counter(label: "verification_requests_total", dimensions: [("endpoint", endpoint), ("outcome", outcome)]).increment()
+    /// Counts requests by outcome; a batch of TAN verifications counts each TAN as the single endpoint would.
+    private func count(_ endpoint: String, _ outcome: String, by amount: Int = 1) {
+        guard amount > 0 else { return }
+        Counter(label: "verification_requests_total", dimensions: [("endpoint", endpoint), ("outcome", outcome)]).increment(by: amount)
     }
 
     private func registrationTokenResponse(_ token: String) -> Components.Schemas.RegistrationTokenResponse {

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Metrics
 import OpenAPIRuntime
-import Synchronization
 import TestResultClient
 
 /// Asks the test-result service for results, through the client generated from `openapi/testresult.yaml`.
@@ -47,46 +46,33 @@ public struct TestResultLookup: Sendable {
 /// The requests behind `TestResultLookup`, one per batch.
 private final class Requests: Sendable {
     let client: TestResultClient.Client
-    let batchPathRetry: Duration
+    let batchPath: BatchPathAvailability
     let logger: Logger
-    /// When the service last answered 404 for the batch path (it predates it), if it did.
-    let batchPathMissingSince = Mutex<ContinuousClock.Instant?>(nil)
 
     init(client: TestResultClient.Client, batchPathRetry: Duration, logger: Logger) {
         self.client = client
-        self.batchPathRetry = batchPathRetry
+        self.batchPath = BatchPathAvailability(retryAfter: batchPathRetry)
         self.logger = logger
-    }
-
-    private var batchPathMayExist: Bool {
-        batchPathMissingSince.withLock { since in since.map { ContinuousClock.now - $0 >= batchPathRetry } ?? true }
     }
 
     func results(for ids: [String]) async throws -> [LookedUpResult] {
         // Their ratio is the mean batch: how much the batching saves under the current load.
         Counter(label: "verification_testresult_lookups_total").increment(by: ids.count)
         Counter(label: "verification_testresult_requests_total").increment()
-        if batchPathMayExist {
+        if batchPath.mayExist {
             let output = try await send { try await client.getAppResults(body: .json(.init(ids: ids))) }
             switch output {
             case .ok(let ok):
-                batchPathMissingSince.withLock { $0 = nil }
+                batchPath.found()
                 return try ok.body.json.results.map(LookedUpResult.init)
             case .undocumented(404, _):
-                logger.notice("test-result service has no /api/v1/app/results yet; asking id by id", metadata: ["retry": "\(batchPathRetry)"])
-                batchPathMissingSince.withLock { $0 = .now }
+                logger.notice("test-result service has no /api/v1/app/results yet; asking id by id", metadata: ["retry": "\(batchPath.retryAfter)"])
+                batchPath.missing()
             default:
                 throw refused(Self.status(of: output))
             }
         }
-        return try await withThrowingTaskGroup(of: (Int, LookedUpResult).self) { group in
-            for (index, id) in ids.enumerated() {
-                group.addTask { (index, try await self.result(for: id)) }
-            }
-            var results = [LookedUpResult?](repeating: nil, count: ids.count)
-            for try await (index, result) in group { results[index] = result }
-            return results.map { $0! }
-        }
+        return try await ids.concurrentMap { try await self.result(for: $0) }
     }
 
     private func result(for id: String) async throws -> LookedUpResult {

@@ -49,6 +49,11 @@ public struct TanStore: Sendable {
         try await redemptions.value(for: Redemption(tanHash: tanHash, now: now))
     }
 
+    /// Consumes the TANs of a batch request in one statement, answering in their order (see `redeem(_:in:)`).
+    public func redeem(tanHashes: [String], now: Date) async throws -> [RedeemedTAN?] {
+        try await Self.redeem(tanHashes.map { Redemption(tanHash: $0, now: now) }, in: database)
+    }
+
     /// Consumes the TANs of `batch` in one statement and answers in its order. The database hands each row to one
     /// statement only (a row another batch redeemed first no longer matches `redeemed_at IS NULL`), and a TAN asked
     /// for twice within the batch goes to the first asker. Expiry is judged at the batch's latest instant, the one
