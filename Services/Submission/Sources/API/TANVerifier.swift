@@ -6,7 +6,7 @@ import VerificationClient
 
 /// Spends TANs at the verification service, through the client generated from `openapi/verification.yaml`.
 ///
-/// Verifications go through a `LookupBatcher`: at most `concurrency` requests are out at once, and the TANs of
+/// Verifications go through a `RequestBatcher`: at most `concurrency` requests are out at once, and the TANs of
 /// concurrent submissions that queue behind them go as one `/version/v1/tans/verify` request, which verification
 /// answers with one UPDATE. A verification service that does not know that path yet (404, during a rolling
 /// upgrade) is asked TAN by TAN on `/version/v1/tan/verify`, and the batch path is tried again after
@@ -21,7 +21,7 @@ struct TANVerifier: Sendable {
     /// TANs per request at most: `maxItems` of `TanBatchBody` in openapi/verification.yaml.
     static let maxBatch = 100
 
-    private let batcher: LookupBatcher<String, TANVerdict>
+    private let batcher: RequestBatcher<String, TANVerdict>
 
     init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger, batchPathRetry: Duration = .seconds(60)) {
         let requests = TANVerificationRequests(
@@ -30,10 +30,16 @@ struct TANVerifier: Sendable {
                 transport: http.transport(timeout: policy.timeout),
                 middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
             ),
-            batchPath: BatchPathAvailability(retryAfter: batchPathRetry),
             logger: logger
         )
-        batcher = LookupBatcher(slots: Self.concurrency, maxBatch: Self.maxBatch) { tans in try await requests.verdicts(for: tans) }
+        // No counter here: the submission service's counters move in batches (METRICS_BATCH_SIZE), so that a single
+        // real submission cannot be seen in them. Verification's counters show the mean batch.
+        let paths = BatchPathFallback<String, TANVerdict>(
+            retryAfter: batchPathRetry, logger: logger,
+            noticeWhenMissing: "verification service has no /version/v1/tans/verify yet; verifying TAN by TAN",
+            batch: requests.verdicts(for:), single: requests.verdict(for:)
+        )
+        batcher = RequestBatcher(slots: Self.concurrency, maxBatch: Self.maxBatch) { tans in try await paths.answers(for: tans) }
     }
 
     /// Returns when the TAN was valid and is now spent; throws the `APIError` to answer otherwise.
@@ -44,7 +50,7 @@ struct TANVerifier: Sendable {
         } catch let error as APIError {
             throw error
         } catch {
-            // A batch answered with the wrong number of verdicts.
+            // A batch whose answer could not be read: not JSON, an undecodable body, or the wrong number of verdicts.
             throw .dependencyUnavailable("verification service")
         }
         switch verdict {
@@ -70,32 +76,24 @@ enum TANVerdict: Sendable, Equatable {
     case refused
 }
 
-/// The requests behind `TANVerifier`, one per batch.
+/// The two requests behind `TANVerifier`: a batch of TANs, and one TAN where verification has no batch path.
 private struct TANVerificationRequests: Sendable {
     let client: Client
-    let batchPath: BatchPathAvailability
     let logger: Logger
 
-    func verdicts(for tans: [String]) async throws -> [TANVerdict] {
-        // No counter here: the submission service's counters move in batches (METRICS_BATCH_SIZE), so that a single
-        // real submission cannot be seen in them. Verification's counters show the mean batch.
-        if batchPath.mayExist {
-            let output = try await send { try await client.verifyTans(body: .json(.init(tans: tans))) }
-            switch output {
-            case .ok(let ok):
-                batchPath.found()
-                return try ok.body.json.verdicts.map { $0.valid ? .valid(teleTANType: $0.teleTanType) : .refused }
-            case .undocumented(404, _):
-                logger.notice("verification service has no /version/v1/tans/verify yet; verifying TAN by TAN", metadata: ["retry": "\(batchPath.retryAfter)"])
-                batchPath.missing()
-            default:
-                throw failed(status: Self.status(of: output))
-            }
+    func verdicts(for tans: [String]) async throws -> BatchPathFallback<String, TANVerdict>.BatchAnswer {
+        let output = try await send { try await client.verifyTans(body: .json(.init(tans: tans))) }
+        switch output {
+        case .ok(let ok):
+            return .answers(try ok.body.json.verdicts.map { $0.valid ? .valid(teleTANType: $0.teleTanType) : .refused })
+        case .undocumented(404, _):
+            return .pathMissing
+        default:
+            throw failed(status: Self.status(of: output))
         }
-        return try await tans.concurrentMap { try await verdict(for: $0) }
     }
 
-    private func verdict(for tan: String) async throws -> TANVerdict {
+    func verdict(for tan: String) async throws -> TANVerdict {
         let output: VerificationClient.Operations.verifyTan.Output
         do {
             output = try await send { try await client.verifyTan(body: .json(.init(tan: tan))) }

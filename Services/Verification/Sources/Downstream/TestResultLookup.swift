@@ -7,7 +7,7 @@ import TestResultClient
 
 /// Asks the test-result service for results, through the client generated from `openapi/testresult.yaml`.
 ///
-/// Lookups go through a `LookupBatcher`: at most `concurrency` requests are out at once, and the lookups of
+/// Lookups go through a `RequestBatcher`: at most `concurrency` requests are out at once, and the lookups of
 /// concurrent polls that queue behind them go as one `/api/v1/app/results` request. A test-result service that
 /// does not know that path yet (404, during a rolling upgrade) is asked id by id on `/api/v1/app/result`, and
 /// the batch path is tried again after `batchPathRetry`.
@@ -18,7 +18,7 @@ public struct TestResultLookup: Sendable {
     /// Ids per request at most: `maxItems` of `ResultBatchQuery` in openapi/testresult.yaml.
     public static let maxBatch = 100
 
-    private let batcher: LookupBatcher<String, LookedUpResult>
+    private let batcher: RequestBatcher<String, LookedUpResult>
 
     /// - Parameter batchPathRetry: how long to ask id by id after the batch path answered 404, before trying it
     ///   again (the test-result service may have been upgraded meanwhile).
@@ -32,10 +32,19 @@ public struct TestResultLookup: Sendable {
                 transport: http.transport(timeout: policy.timeout),
                 middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
             ),
-            batchPathRetry: batchPathRetry,
             logger: logger
         )
-        batcher = LookupBatcher(slots: concurrency, maxBatch: Self.maxBatch) { ids in try await requests.results(for: ids) }
+        let paths = BatchPathFallback<String, LookedUpResult>(
+            retryAfter: batchPathRetry, logger: logger,
+            noticeWhenMissing: "test-result service has no /api/v1/app/results yet; asking id by id",
+            batch: requests.results(for:), single: requests.result(for:)
+        )
+        batcher = RequestBatcher(slots: concurrency, maxBatch: Self.maxBatch) { ids in
+            // Their ratio is the mean batch: how much the batching saves under the current load.
+            Counter(label: "verification_testresult_lookups_total").increment(by: ids.count)
+            Counter(label: "verification_testresult_requests_total").increment()
+            return try await paths.answers(for: ids)
+        }
     }
 
     public func result(for id: String) async throws -> LookedUpResult {
@@ -43,39 +52,24 @@ public struct TestResultLookup: Sendable {
     }
 }
 
-/// The requests behind `TestResultLookup`, one per batch.
-private final class Requests: Sendable {
+/// The two requests behind `TestResultLookup`: a batch of ids, and one id where test-result has no batch path.
+private struct Requests: Sendable {
     let client: TestResultClient.Client
-    let batchPath: BatchPathAvailability
     let logger: Logger
 
-    init(client: TestResultClient.Client, batchPathRetry: Duration, logger: Logger) {
-        self.client = client
-        self.batchPath = BatchPathAvailability(retryAfter: batchPathRetry)
-        self.logger = logger
-    }
-
-    func results(for ids: [String]) async throws -> [LookedUpResult] {
-        // Their ratio is the mean batch: how much the batching saves under the current load.
-        Counter(label: "verification_testresult_lookups_total").increment(by: ids.count)
-        Counter(label: "verification_testresult_requests_total").increment()
-        if batchPath.mayExist {
-            let output = try await send { try await client.getAppResults(body: .json(.init(ids: ids))) }
-            switch output {
-            case .ok(let ok):
-                batchPath.found()
-                return try ok.body.json.results.map(LookedUpResult.init)
-            case .undocumented(404, _):
-                logger.notice("test-result service has no /api/v1/app/results yet; asking id by id", metadata: ["retry": "\(batchPath.retryAfter)"])
-                batchPath.missing()
-            default:
-                throw refused(Self.status(of: output))
-            }
+    func results(for ids: [String]) async throws -> BatchPathFallback<String, LookedUpResult>.BatchAnswer {
+        let output = try await send { try await client.getAppResults(body: .json(.init(ids: ids))) }
+        switch output {
+        case .ok(let ok):
+            return .answers(try ok.body.json.results.map(LookedUpResult.init))
+        case .undocumented(404, _):
+            return .pathMissing
+        default:
+            throw refused(Self.status(of: output))
         }
-        return try await ids.concurrentMap { try await self.result(for: $0) }
     }
 
-    private func result(for id: String) async throws -> LookedUpResult {
+    func result(for id: String) async throws -> LookedUpResult {
         let output = try await send { try await client.getAppResult(body: .json(.init(id: id))) }
         guard case .ok(let ok) = output else { throw refused(Self.status(of: output)) }
         return LookedUpResult(try ok.body.json)

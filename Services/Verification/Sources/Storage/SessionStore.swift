@@ -19,16 +19,16 @@ public enum RegistrationOutcome: Sendable, Equatable {
 
 /// Queries on `app_sessions`, `used_keys` and the redemption of teleTANs.
 public struct SessionStore: Sendable {
-    /// Session reads out at once; reads that queue behind them go together in one query (`LookupBatcher`).
+    /// Session reads out at once; reads that queue behind them go together in one query (`RequestBatcher`).
     static let readSlots = 2
     static let readBatch = 100
 
     let database: Database
-    private let reads: LookupBatcher<String, AppSession?>
+    private let reads: RequestBatcher<String, AppSession?>
 
     public init(database: Database) {
         self.database = database
-        self.reads = LookupBatcher(slots: Self.readSlots, maxBatch: Self.readBatch) { tokenHashes in
+        self.reads = RequestBatcher(slots: Self.readSlots, maxBatch: Self.readBatch) { tokenHashes in
             try await Self.sessions(tokenHashes: tokenHashes, in: database)
         }
     }

@@ -10,7 +10,7 @@ public struct RedeemedTAN: Sendable, Equatable {
 
 /// Queries on `tans`: one TAN per registration token, consumed once.
 public struct TanStore: Sendable {
-    /// Redemptions out at once; those that queue behind them go together in one UPDATE (`LookupBatcher`).
+    /// Redemptions out at once; those that queue behind them go together in one UPDATE (`RequestBatcher`).
     static let redeemSlots = 2
     static let redeemBatch = 100
 
@@ -21,11 +21,11 @@ public struct TanStore: Sendable {
     }
 
     let database: Database
-    private let redemptions: LookupBatcher<Redemption, RedeemedTAN?>
+    private let redemptions: RequestBatcher<Redemption, RedeemedTAN?>
 
     public init(database: Database) {
         self.database = database
-        self.redemptions = LookupBatcher(slots: Self.redeemSlots, maxBatch: Self.redeemBatch) { batch in
+        self.redemptions = RequestBatcher(slots: Self.redeemSlots, maxBatch: Self.redeemBatch) { batch in
             try await Self.redeem(batch, in: database)
         }
     }

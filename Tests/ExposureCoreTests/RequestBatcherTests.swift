@@ -3,12 +3,12 @@ import Synchronization
 import Testing
 @testable import ExposureCore
 
-/// `LookupBatcher` on its own: which keys travel together, and that every caller gets its own answer or error.
-struct LookupBatcherTests {
+/// `RequestBatcher` on its own: which keys travel together, and that every caller gets its own answer or error.
+struct RequestBatcherTests {
     @Test
     func aLookupThatFindsASlotFreeGoesAloneAndAtOnce() async throws {
         let log = FetchLog()
-        let batcher = LookupBatcher<Int, Int>(slots: 2, maxBatch: 10) { keys in
+        let batcher = RequestBatcher<Int, Int>(slots: 2, maxBatch: 10) { keys in
             log.record(keys)
             return keys.map { $0 * 10 }
         }
@@ -61,8 +61,8 @@ struct LookupBatcherTests {
 
     @Test
     func anAnswerOfTheWrongLengthIsAnErrorNotAMixUp() async throws {
-        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in Array(keys.dropLast()) }
-        await #expect(throws: LookupBatcher<Int, Int>.AnswerCountMismatch.self) { try await batcher.value(for: 1) }
+        let batcher = RequestBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in Array(keys.dropLast()) }
+        await #expect(throws: RequestBatcher<Int, Int>.AnswerCountMismatch.self) { try await batcher.value(for: 1) }
     }
 
     @Test
@@ -70,7 +70,7 @@ struct LookupBatcherTests {
         let log = FetchLog()
         let first = Gate()
         let second = Gate()
-        let batcher = LookupBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in
+        let batcher = RequestBatcher<Int, Int>(slots: 1, maxBatch: 10) { keys in
             log.record(keys)
             await (keys == [0] ? first : second).wait()
             try Task.checkCancellation()
@@ -95,7 +95,7 @@ struct LookupBatcherTests {
     func manyConcurrentLookupsEachGetTheirOwnAnswerWithinTheSlots() async throws {
         let inFlight = Atomic<Int>(0)
         let mostInFlight = Atomic<Int>(0)
-        let batcher = LookupBatcher<Int, Int>(slots: 3, maxBatch: 16) { keys in
+        let batcher = RequestBatcher<Int, Int>(slots: 3, maxBatch: 16) { keys in
             let now = inFlight.add(1, ordering: .relaxed).newValue
             mostInFlight.max(now, ordering: .relaxed)
             await Task.yield()
@@ -143,8 +143,8 @@ private actor Gate {
 /// A batcher of one slot whose fetch logs its keys, waits at `gate` when asked for key 0 alone, then answers.
 private func oneSlotBatcherBlockedAtZero(
     maxBatch: Int, log: FetchLog, gate: Gate, answer: @escaping @Sendable ([Int]) throws -> [Int]
-) -> LookupBatcher<Int, Int> {
-    LookupBatcher(slots: 1, maxBatch: maxBatch) { keys in
+) -> RequestBatcher<Int, Int> {
+    RequestBatcher(slots: 1, maxBatch: maxBatch) { keys in
         log.record(keys)
         if keys == [0] { await gate.wait() }
         return try answer(keys)
@@ -154,7 +154,7 @@ private func oneSlotBatcherBlockedAtZero(
 /// Looks key 0 up (its fetch must wait at `gate`, and answer 0), queues a lookup of each of `keys` behind it with
 /// `lookUp`, opens the gate once all of them wait, and returns when every lookup has ended.
 private func queueBehindABlockedLookup(
-    _ batcher: LookupBatcher<Int, Int>, log: FetchLog, gate: Gate, keys: ClosedRange<Int>,
+    _ batcher: RequestBatcher<Int, Int>, log: FetchLog, gate: Gate, keys: ClosedRange<Int>,
     lookUp: @escaping @Sendable (Int) async throws -> Void
 ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in

@@ -2,6 +2,9 @@ import Synchronization
 
 /// Sends the lookups that queue while every request slot is busy as one request.
 ///
+/// "Request" is anything that answers many keys as cheaply as one: an HTTP request to another service, or one
+/// statement to the database.
+///
 /// Every poll asks the test-result service for one result and reads one session from the database. Sent one by
 /// one, each lookup costs a whole request (HTTP and JSON on both sides, waking each process; a statement prepared
 /// and a round trip to the database), several times the cost of the lookup itself. Here at most `slots` requests
@@ -17,7 +20,7 @@ import Synchronization
 /// values (the logger's metadata among them) travel with it; when the answer is in, it hands the slot, with the
 /// next batch, to the longest waiter. A batch shared with other callers is sent from a task of its own (which
 /// inherits the task-local values but not cancellation), so that cancelling the leader cannot fail the others.
-public final class LookupBatcher<Key: Sendable, Value: Sendable>: Sendable {
+public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     /// Looks up `keys` in one request; answers one value per key, in order.
     public typealias Fetch = @Sendable (_ keys: [Key]) async throws -> [Value]
 
