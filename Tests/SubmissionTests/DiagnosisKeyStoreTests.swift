@@ -35,6 +35,28 @@ import Testing
         }
     }
 
+    /// More keys than one SQLite statement carries, each field different from key to key, so that a column
+    /// swapped or shifted between the keys (PostgreSQL writes them as one array per column) would show.
+    @Test(arguments: TestDatabase.all)
+    func manyKeysKeepEachOfTheirFields(kind: TestDatabase) async throws {
+        try await withStore(kind) { store in
+            let keys = (0..<(DiagnosisKeyStore.chunkSize * 2 + 50)).map { index in
+                DiagnosisKey(
+                    keyData: Data([UInt8(index / 256), UInt8(index % 256)] + Array(repeating: 0xA5, count: 14)),
+                    rollingStartIntervalNumber: 2_833_200 + Int32(index), rollingPeriod: Int32(1 + index % 144),
+                    transmissionRiskLevel: Int32(index % 9), daysSinceOnsetOfSymptoms: Int32(index % 29) - 14,
+                    reportType: Int32(index % 4), originCountry: index.isMultiple(of: 2) ? "DE" : "NL",
+                    visitedCountries: index.isMultiple(of: 3) ? [] : ["FR", "IT"].prefix(index % 2 + 1).map { $0 },
+                    consentToFederation: index.isMultiple(of: 5), submissionType: Int32(index % 2)
+                )
+            }
+            let outcome = try await store.store(keys, padding: [], submittedAt: Self.now) {}
+            #expect(outcome == StoreOutcome(inserted: keys.count, paddingInserted: 0))
+            let stored = try await store.all().map(\.key)
+            #expect(stored == keys.sorted { $0.keyData.lexicographicallyPrecedes($1.keyData) })
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func storedKeysAreSkippedNotErrors(kind: TestDatabase) async throws {
         try await withStore(kind) { store in

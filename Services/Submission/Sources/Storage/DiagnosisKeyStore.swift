@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import NIOCore
 import SQLKit
 
 /// What one stored submission wrote.
@@ -21,7 +22,7 @@ public struct StoredDiagnosisKey: Sendable, Equatable {
 public struct DiagnosisKeyStore: Sendable {
     let database: Database
 
-    /// Rows per INSERT: 11 binds a row keeps a statement far below both databases' bind limits.
+    /// Rows per INSERT on SQLite: 11 binds a row keeps a statement far below its bind limit.
     static let chunkSize = 200
     static let columns = """
         key_data, rolling_start_interval_number, rolling_period, transmission_risk_level, days_since_onset_of_symptoms,
@@ -46,9 +47,10 @@ public struct DiagnosisKeyStore: Sendable {
         authorize: @escaping @Sendable () async throws -> Void
     ) async throws -> StoreOutcome {
         let hour = Self.hour(of: now)
+        let dialect = database.dialect
         return try await database.transaction { connection in
-            let inserted = try await Self.insert(keys, hour: hour, on: connection)
-            let paddingInserted = try await Self.insert(padding, hour: hour, on: connection)
+            let inserted = try await Self.insert(keys, hour: hour, dialect: dialect, on: connection)
+            let paddingInserted = try await Self.insert(padding, hour: hour, dialect: dialect, on: connection)
             try await authorize()
             return StoreOutcome(inserted: inserted, paddingInserted: paddingInserted)
         }
@@ -78,7 +80,39 @@ public struct DiagnosisKeyStore: Sendable {
 
     static func hour(of date: Date) -> Int64 { date.epochSeconds / 3600 }
 
-    private static func insert(_ keys: [DiagnosisKey], hour: Int64, on connection: any SQLDatabase) async throws -> Int {
+    /// Inserts `keys`, skipping those already stored; returns how many were inserted.
+    private static func insert(
+        _ keys: [DiagnosisKey], hour: Int64, dialect: Database.Dialect, on connection: any SQLDatabase
+    ) async throws -> Int {
+        guard !keys.isEmpty else { return 0 }
+        switch dialect {
+        case .postgres: return try await connection.raw(columnArrayInsert(keys, hour: hour)).all().count
+        case .sqlite: return try await insertRows(keys, hour: hour, on: connection)
+        }
+    }
+
+    /// PostgreSQL: one statement whose text does not depend on the number of keys, one array bind per column.
+    ///
+    /// A row of binds per key (the SQLite form) costs PostgreSQL a parse and plan of a statement with 11 binds
+    /// per key on every submission, and this process the serializing and encoding of each bind.
+    static func columnArrayInsert(_ keys: [DiagnosisKey], hour: Int64) -> SQLQueryString {
+        // NIO's ByteBuffer is the byte type PostgresNIO encodes straight into a BYTEA array.
+        let keyData = keys.map { ByteBuffer(bytes: $0.keyData) }
+        let ints: (KeyPath<DiagnosisKey, Int32>) -> [Int32] = { path in keys.map { $0[keyPath: path] } }
+        return """
+            INSERT INTO diagnosis_keys (\(unsafeRaw: columns)) \
+            SELECT k.*, \(bind: hour) FROM unnest(\(bind: keyData)::BYTEA[], \
+            \(bind: ints(\.rollingStartIntervalNumber))::INTEGER[], \(bind: ints(\.rollingPeriod))::INTEGER[], \
+            \(bind: ints(\.transmissionRiskLevel))::INTEGER[], \(bind: ints(\.daysSinceOnsetOfSymptoms))::INTEGER[], \
+            \(bind: ints(\.reportType))::INTEGER[], \(bind: keys.map(\.originCountry))::TEXT[], \
+            \(bind: keys.map { $0.visitedCountries.joined(separator: ",") })::TEXT[], \
+            \(bind: keys.map(\.consentToFederation))::BOOLEAN[], \(bind: ints(\.submissionType))::INTEGER[]) AS k \
+            ON CONFLICT (key_data, submission_type) DO NOTHING RETURNING submission_type
+            """
+    }
+
+    /// SQLite has no arrays: a row of binds per key, in chunks that stay below its bind limit.
+    private static func insertRows(_ keys: [DiagnosisKey], hour: Int64, on connection: any SQLDatabase) async throws -> Int {
         var inserted = 0
         for start in stride(from: 0, to: keys.count, by: chunkSize) {
             var query = SQLQueryString("INSERT INTO diagnosis_keys (\(unsafeRaw: columns)) VALUES ")
