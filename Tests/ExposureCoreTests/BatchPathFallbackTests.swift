@@ -10,6 +10,7 @@ struct BatchPathFallbackTests {
         let hasBatchPath: Mutex<Bool>
         let batchRequests = Mutex<[[Int]]>([])
         let singleRequests = Mutex<[Int]>([])
+        let clock = ManualClock()
 
         init(hasBatchPath: Bool) {
             self.hasBatchPath = Mutex(hasBatchPath)
@@ -17,7 +18,7 @@ struct BatchPathFallbackTests {
 
         func paths(retryAfter: Duration) -> BatchPathFallback<Int, String> {
             BatchPathFallback(
-                retryAfter: retryAfter, logger: Logger(label: "test"), noticeWhenMissing: "no batch path",
+                retryAfter: retryAfter, clock: clock, logger: Logger(label: "test"), noticeWhenMissing: "no batch path",
                 batch: { items in
                     self.batchRequests.withLock { $0.append(items) }
                     guard self.hasBatchPath.withLock({ $0 }) else { return .pathMissing }
@@ -55,12 +56,16 @@ struct BatchPathFallbackTests {
     @Test
     func onceRetryAfterHasPassedTheBatchPathIsAskedAgainAndKeptWhenItAnswers() async throws {
         let downstream = Downstream(hasBatchPath: false)
-        let paths = downstream.paths(retryAfter: .zero)
+        let paths = downstream.paths(retryAfter: .seconds(60))
         #expect(try await paths.answers(for: [1]) == ["single 1"])
         downstream.hasBatchPath.withLock { $0 = true }
-        #expect(try await paths.answers(for: [2, 3]) == ["batch 2", "batch 3"])
-        #expect(downstream.batchRequests.withLock { $0 } == [[1], [2, 3]])
-        #expect(downstream.singleRequests.withLock { $0 } == [1])
+        downstream.clock.advance(by: 59)
+        #expect(try await paths.answers(for: [2]) == ["single 2"])
+        downstream.clock.advance(by: 1)
+        #expect(try await paths.answers(for: [3, 4]) == ["batch 3", "batch 4"])
+        #expect(try await paths.answers(for: [5, 6]) == ["batch 5", "batch 6"])
+        #expect(downstream.batchRequests.withLock { $0 } == [[1], [3, 4], [5, 6]])
+        #expect(downstream.singleRequests.withLock { $0 } == [1, 2])
     }
 
     @Test

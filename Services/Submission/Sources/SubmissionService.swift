@@ -40,7 +40,10 @@ public enum SubmissionService {
         let api = SubmissionAPI(
             validator: SubmissionValidator(rules: configuration.rules),
             store: store,
-            verifier: TANVerifier(baseURL: configuration.verificationURL, policy: configuration.verification, http: http, logger: logger),
+            verifier: TANVerifier(
+                baseURL: configuration.verificationURL, policy: configuration.verification, http: http, logger: logger,
+                clock: environment.clock
+            ),
             padding: KeyPadding(multiplier: configuration.keyPaddingMultiplier),
             latency: latency ?? LatencyMatcher(random: environment.random),
             metrics: SubmissionMetrics(batchSize: configuration.metricsBatchSize, publish: publishMetrics),

@@ -30,7 +30,10 @@ public enum VerificationService {
             sessions: SessionStore(database: database),
             tans: TanStore(database: database),
             teleTANs: TeleTANStore(database: database),
-            testResults: TestResultLookup(baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, concurrency: configuration.testResultConcurrency, http: http, logger: logger),
+            testResults: TestResultLookup(
+                baseURL: configuration.testResultURL, policy: configuration.testResultPolicy,
+                concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger
+            ),
             officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,

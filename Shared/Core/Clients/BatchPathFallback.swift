@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -18,7 +19,8 @@ public final class BatchPathFallback<Item: Sendable, Answer: Sendable>: Sendable
 
     public let retryAfter: Duration
     /// When the batch path last answered 404, if it did since it last worked.
-    private let missingSince = Mutex<ContinuousClock.Instant?>(nil)
+    private let missingSince = Mutex<Date?>(nil)
+    private let clock: any WallClock
     private let batch: @Sendable ([Item]) async throws -> BatchAnswer
     private let single: @Sendable (Item) async throws -> Answer
     private let logger: Logger
@@ -29,11 +31,12 @@ public final class BatchPathFallback<Item: Sendable, Answer: Sendable>: Sendable
     ///   - batch: one request on the batch path.
     ///   - single: one request on the single path.
     public init(
-        retryAfter: Duration, logger: Logger, noticeWhenMissing: Logger.Message,
+        retryAfter: Duration, clock: any WallClock = SystemClock(), logger: Logger, noticeWhenMissing: Logger.Message,
         batch: @escaping @Sendable ([Item]) async throws -> BatchAnswer,
         single: @escaping @Sendable (Item) async throws -> Answer
     ) {
         self.retryAfter = retryAfter
+        self.clock = clock
         self.logger = logger
         self.noticeWhenMissing = noticeWhenMissing
         self.batch = batch
@@ -50,7 +53,8 @@ public final class BatchPathFallback<Item: Sendable, Answer: Sendable>: Sendable
                 return answers
             case .pathMissing:
                 logger.notice(noticeWhenMissing, metadata: ["retry": "\(retryAfter)"])
-                missingSince.withLock { $0 = .now }
+                let now = clock.now()
+                missingSince.withLock { $0 = now }
             }
         }
         return try await items.concurrentMap(single)
@@ -58,6 +62,8 @@ public final class BatchPathFallback<Item: Sendable, Answer: Sendable>: Sendable
 
     /// False while a 404 for the batch path is younger than `retryAfter`.
     private var batchPathMayExist: Bool {
-        missingSince.withLock { since in since.map { ContinuousClock.now - $0 >= retryAfter } ?? true }
+        let now = clock.now()
+        let retrySeconds = Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18
+        return missingSince.withLock { since in since.map { now.timeIntervalSince($0) >= retrySeconds } ?? true }
     }
 }

@@ -23,7 +23,10 @@ struct TANVerifier: Sendable {
 
     private let batcher: RequestBatcher<String, TANVerdict>
 
-    init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger, batchPathRetry: Duration = .seconds(60)) {
+    init(
+        baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger,
+        batchPathRetry: Duration = .seconds(60), clock: any WallClock = SystemClock()
+    ) {
         let requests = TANVerificationRequests(
             client: Client.verification(
                 baseURL: baseURL,
@@ -35,7 +38,7 @@ struct TANVerifier: Sendable {
         // No counter here: the submission service's counters move in batches (METRICS_BATCH_SIZE), so that a single
         // real submission cannot be seen in them. Verification's counters show the mean batch.
         let paths = BatchPathFallback<String, TANVerdict>(
-            retryAfter: batchPathRetry, logger: logger,
+            retryAfter: batchPathRetry, clock: clock, logger: logger,
             noticeWhenMissing: "verification service has no /version/v1/tans/verify yet; verifying TAN by TAN",
             batch: requests.verdicts(for:), single: requests.verdict(for:)
         )

@@ -24,7 +24,7 @@ public struct TestResultLookup: Sendable {
     ///   again (the test-result service may have been upgraded meanwhile).
     public init(
         baseURL: URL, policy: DownstreamPolicy, concurrency: Int, batchPathRetry: Duration = .seconds(60),
-        http: DownstreamHTTPClient, logger: Logger
+        clock: any WallClock = SystemClock(), http: DownstreamHTTPClient, logger: Logger
     ) {
         let requests = Requests(
             client: TestResultClient.Client.testResult(
@@ -35,7 +35,7 @@ public struct TestResultLookup: Sendable {
             logger: logger
         )
         let paths = BatchPathFallback<String, LookedUpResult>(
-            retryAfter: batchPathRetry, logger: logger,
+            retryAfter: batchPathRetry, clock: clock, logger: logger,
             noticeWhenMissing: "test-result service has no /api/v1/app/results yet; asking id by id",
             batch: requests.results(for:), single: requests.result(for:)
         )
