@@ -54,9 +54,13 @@ public enum TestDatabase: String, Sendable, CaseIterable, CustomTestStringConver
     }
 
     /// A connected, empty database for one test; closed and dropped afterwards.
-    public func withFreshDatabase<T: Sendable>(poolSize: Int = 4, _ body: (Database) async throws -> T) async throws -> T {
+    public func withFreshDatabase<T: Sendable>(
+        poolSize: Int = 4, preparesStatements: Bool = true, _ body: (Database) async throws -> T
+    ) async throws -> T {
         try await withFreshDatabaseURL { url in
-            let database = try await Database.connect(url, poolSize: poolSize, logger: TestLogger.quiet)
+            let database = try await Database.connect(
+                url, poolSize: poolSize, preparesStatements: preparesStatements, logger: TestLogger.quiet
+            )
             do {
                 let result = try await body(database)
                 await database.shutdown()

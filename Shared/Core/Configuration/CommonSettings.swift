@@ -7,6 +7,8 @@ public struct CommonSettings: Sendable {
     public var databasePoolSize: Int
     /// The longest one PostgreSQL operation may take before the request fails (see `OperationDeadline`).
     public var databaseTimeout: Duration
+    /// Whether hot PostgreSQL statements are prepared once per connection (`PreparedStatement`).
+    public var databasePreparedStatements: Bool
     public var logLevel: Logger.Level
     public var logFormat: StructuredLogHandler.Format
     public var bindHost: String
@@ -19,6 +21,7 @@ public struct CommonSettings: Sendable {
         databaseURL = try DatabaseURL(parsing: settings.string("DATABASE_URL", default: defaultDatabase))
         databasePoolSize = try settings.int("DATABASE_POOL_SIZE", default: defaultPoolSize, in: 1...200)
         databaseTimeout = try settings.duration("DATABASE_TIMEOUT", default: .seconds(30), minimum: .seconds(1))
+        databasePreparedStatements = try settings.bool("DATABASE_PREPARED_STATEMENTS", default: true)
         let level = try settings.choice("LOG_LEVEL", default: "info", among: ["trace", "debug", "info", "notice", "warning", "error", "critical"])
         logLevel = Logger.Level(rawValue: level)!
         logFormat = StructuredLogHandler.Format(rawValue: try settings.choice("LOG_FORMAT", default: "logfmt", among: ["logfmt", "json"]))!

@@ -38,13 +38,17 @@ public final class Database: Sendable {
     /// `operationTimeout` bounds every PostgreSQL operation (see `OperationDeadline`): while the server is down,
     /// requests wait for it that long and then fail, instead of waiting without end. A PostgreSQL connection left
     /// unused for `idleTimeout` is closed (see `PostgresBackend`); SQLite keeps its few connections open.
+    /// `preparesStatements` false sends a `PreparedStatement` unnamed, for a connection pooler that does not keep
+    /// prepared statements.
     public static func connect(
         _ url: DatabaseURL, poolSize: Int = 8, operationTimeout: Duration = .seconds(30),
-        idleTimeout: Duration = Database.defaultIdleTimeout, logger: Logger
+        idleTimeout: Duration = Database.defaultIdleTimeout, preparesStatements: Bool = true, logger: Logger
     ) async throws -> Database {
         switch url {
         case .postgres(let text):
-            let backend = try PostgresBackend(url: text, poolSize: poolSize, idleTimeout: idleTimeout, logger: logger)
+            let backend = try PostgresBackend(
+                url: text, poolSize: poolSize, idleTimeout: idleTimeout, preparesStatements: preparesStatements, logger: logger
+            )
             return Database(dialect: .postgres, url: url, operationTimeout: operationTimeout, backend: backend)
         case .sqliteFile(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -119,8 +123,9 @@ final class PostgresBackend: DatabaseBackend {
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
     private let logger: Logger
+    private let preparesStatements: Bool
 
-    init(url: String, poolSize: Int, idleTimeout: Duration, logger: Logger) throws {
+    init(url: String, poolSize: Int, idleTimeout: Duration, preparesStatements: Bool, logger: Logger) throws {
         let sqlConfiguration = try SQLPostgresConfiguration(url: url)
         let core = sqlConfiguration.coreConfiguration
         guard let host = core.host, let port = core.port else {
@@ -150,12 +155,17 @@ final class PostgresBackend: DatabaseBackend {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        self.preparesStatements = preparesStatements
         self.runTask = Task { await client.run() }
     }
 
     func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await body(connection.sql(queryLogLevel: nil, logger: self.logger))
+            try await body(PostgresSession(
+                connection: connection,
+                base: connection.sql(queryLogLevel: nil, logger: self.logger),
+                preparesStatements: self.preparesStatements
+            ))
         }
     }
 

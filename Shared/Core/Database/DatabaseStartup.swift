@@ -11,7 +11,8 @@ extension Database {
         connectAttempts: Int = 30
     ) async throws -> Database {
         let database = try await Database.connect(
-            settings.databaseURL, poolSize: settings.databasePoolSize, operationTimeout: settings.databaseTimeout, logger: environment.logger
+            settings.databaseURL, poolSize: settings.databasePoolSize, operationTimeout: settings.databaseTimeout,
+            preparesStatements: settings.databasePreparedStatements, logger: environment.logger
         )
         var attempt = 1
         while true {

@@ -10,4 +10,9 @@ extension SQLQueryString {
         }
         appendLiteral(")")
     }
+
+    /// `\(bindList: values)` in a query string: `appendBindList(values)`.
+    public mutating func appendInterpolation<Value: Encodable & Sendable>(bindList values: [Value]) {
+        appendBindList(values)
+    }
 }

@@ -86,29 +86,34 @@ public struct DiagnosisKeyStore: Sendable {
     ) async throws -> Int {
         guard !keys.isEmpty else { return 0 }
         switch dialect {
-        case .postgres: return try await connection.raw(columnArrayInsert(keys, hour: hour)).all().count
+        case .postgres: return try await connection.execute(ColumnArrayInsert.self, binds: ColumnArrayInsert.binds(keys, hour: hour)).count
         case .sqlite: return try await insertRows(keys, hour: hour, on: connection)
         }
     }
 
-    /// PostgreSQL: one statement whose text does not depend on the number of keys, one array bind per column.
+    /// PostgreSQL: one prepared statement whose text does not depend on the number of keys, one array bind per
+    /// column.
     ///
     /// A row of binds per key (the SQLite form) costs PostgreSQL a parse and plan of a statement with 11 binds
     /// per key on every submission, and this process the serializing and encoding of each bind.
-    static func columnArrayInsert(_ keys: [DiagnosisKey], hour: Int64) -> SQLQueryString {
-        // NIO's ByteBuffer is the byte type PostgresNIO encodes straight into a BYTEA array.
-        let keyData = keys.map { ByteBuffer(bytes: $0.keyData) }
-        let ints: (KeyPath<DiagnosisKey, Int32>) -> [Int32] = { path in keys.map { $0[keyPath: path] } }
-        return """
-            INSERT INTO diagnosis_keys (\(unsafeRaw: columns)) \
-            SELECT k.*, \(bind: hour) FROM unnest(\(bind: keyData)::BYTEA[], \
-            \(bind: ints(\.rollingStartIntervalNumber))::INTEGER[], \(bind: ints(\.rollingPeriod))::INTEGER[], \
-            \(bind: ints(\.transmissionRiskLevel))::INTEGER[], \(bind: ints(\.daysSinceOnsetOfSymptoms))::INTEGER[], \
-            \(bind: ints(\.reportType))::INTEGER[], \(bind: keys.map(\.originCountry))::TEXT[], \
-            \(bind: keys.map { $0.visitedCountries.joined(separator: ",") })::TEXT[], \
-            \(bind: keys.map(\.consentToFederation))::BOOLEAN[], \(bind: ints(\.submissionType))::INTEGER[]) AS k \
+    private enum ColumnArrayInsert: PreparedStatement {
+        static let sql = """
+            INSERT INTO diagnosis_keys (\(DiagnosisKeyStore.columns)) \
+            SELECT k.*, $11 FROM unnest($1::BYTEA[], $2::INTEGER[], $3::INTEGER[], $4::INTEGER[], $5::INTEGER[], \
+            $6::INTEGER[], $7::TEXT[], $8::TEXT[], $9::BOOLEAN[], $10::INTEGER[]) AS k \
             ON CONFLICT (key_data, submission_type) DO NOTHING RETURNING submission_type
             """
+
+        static func binds(_ keys: [DiagnosisKey], hour: Int64) -> [any PreparedBind] {
+            let ints: (KeyPath<DiagnosisKey, Int32>) -> [Int32] = { path in keys.map { $0[keyPath: path] } }
+            return [
+                // NIO's ByteBuffer is the byte type PostgresNIO encodes straight into a BYTEA array.
+                keys.map { ByteBuffer(bytes: $0.keyData) }, ints(\.rollingStartIntervalNumber), ints(\.rollingPeriod),
+                ints(\.transmissionRiskLevel), ints(\.daysSinceOnsetOfSymptoms), ints(\.reportType), keys.map(\.originCountry),
+                keys.map { $0.visitedCountries.joined(separator: ",") }, keys.map(\.consentToFederation), ints(\.submissionType),
+                hour,
+            ]
+        }
     }
 
     /// SQLite has no arrays: a row of binds per key, in chunks that stay below its bind limit.

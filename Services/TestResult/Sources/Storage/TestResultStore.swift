@@ -83,10 +83,12 @@ public struct TestResultStore: Sendable {
         let unique = Array(Set(ids))
         guard !unique.isEmpty else { return [:] }
         return try await database.withConnection { connection in
-            var query = SQLQueryString("SELECT id, result, sample_collection, lab_id FROM test_results WHERE id IN ")
-            query.appendBindList(unique)
+            let rows = try await connection.execute(
+                ResultRead.self, binds: [unique],
+                otherwise: "SELECT \(unsafeRaw: ResultRead.columns) FROM test_results WHERE id IN \(bindList: unique)"
+            )
             var found: [String: StoredResult] = [:]
-            for row in try await connection.raw(query).all() {
+            for row in rows {
                 found[try row.decode(column: "id", as: String.self)] = StoredResult(
                     result: try row.decode(column: "result", as: Int.self),
                     sampleCollection: try row.decode(column: "sample_collection", as: Int64.self),
@@ -95,6 +97,12 @@ public struct TestResultStore: Sendable {
             }
             return found
         }
+    }
+
+    /// PostgreSQL's form of a lookup batch: one array of ids, so one prepared statement serves every size.
+    private enum ResultRead: PreparedStatement {
+        static let columns = "id, result, sample_collection, lab_id"
+        static let sql = "SELECT \(columns) FROM test_results WHERE id = ANY($1::TEXT[])"
     }
 
     /// Applies the retention policy; returns (redeemed, deleted) row counts. Safe to run on several replicas at

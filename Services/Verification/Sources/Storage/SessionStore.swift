@@ -90,15 +90,22 @@ public struct SessionStore: Sendable {
         try await reads.value(for: tokenHash)
     }
 
+    /// PostgreSQL's form of a read batch: one array of hashes, so one prepared statement serves every size.
+    private enum SessionRead: PreparedStatement {
+        static let columns = "registration_token_hash, source, hashed_guid, hashed_guid_dob, teletan_type, created_at"
+        static let sql = "SELECT \(columns) FROM app_sessions WHERE registration_token_hash = ANY($1::TEXT[])"
+    }
+
     /// One query for the sessions of `tokenHashes`, answered in their order.
     static func sessions(tokenHashes: [String], in database: Database) async throws -> [AppSession?] {
         let unique = Array(Set(tokenHashes))
         let found: [String: AppSession] = try await database.withConnection { connection in
-            var query = SQLQueryString("SELECT registration_token_hash, source, hashed_guid, hashed_guid_dob, teletan_type, created_at ")
-            query.appendLiteral("FROM app_sessions WHERE registration_token_hash IN ")
-            query.appendBindList(unique)
+            let rows = try await connection.execute(
+                SessionRead.self, binds: [unique],
+                otherwise: "SELECT \(unsafeRaw: SessionRead.columns) FROM app_sessions WHERE registration_token_hash IN \(bindList: unique)"
+            )
             var sessions: [String: AppSession] = [:]
-            for row in try await connection.raw(query).all() {
+            for row in rows {
                 guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { continue }
                 sessions[try row.decode(column: "registration_token_hash", as: String.self)] = AppSession(
                     source: source,

@@ -18,6 +18,14 @@ public struct TanStore: Sendable {
     struct Redemption: Sendable {
         let tanHash: String
         let now: Date
+
+        /// PostgreSQL's form of a batch's UPDATE: one array of hashes, so one prepared statement serves every size.
+        enum Update: PreparedStatement {
+            static let sql = """
+                UPDATE tans SET redeemed_at = $1 WHERE tan_hash = ANY($2::TEXT[]) AND redeemed_at IS NULL AND valid_until > $1 \
+                RETURNING tan_hash, source, teletan_type
+                """
+        }
     }
 
     let database: Database
@@ -61,14 +69,17 @@ public struct TanStore: Sendable {
     static func redeem(_ batch: [Redemption], in database: Database) async throws -> [RedeemedTAN?] {
         guard let latest = batch.map(\.now).max() else { return [] }
         let timestamp = latest.epochSeconds
+        let hashes = Array(Set(batch.map(\.tanHash)))
         var unclaimed: [String: RedeemedTAN] = try await database.withConnection { connection in
-            var query = SQLQueryString("UPDATE tans SET redeemed_at = \(bind: timestamp) WHERE tan_hash IN ")
-            query.appendBindList(Array(Set(batch.map(\.tanHash))))
-            query.appendLiteral(" AND redeemed_at IS NULL AND valid_until > ")
-            query.appendInterpolation(bind: timestamp)
-            query.appendLiteral(" RETURNING tan_hash, source, teletan_type")
+            let rows = try await connection.execute(
+                Redemption.Update.self, binds: [timestamp, hashes],
+                otherwise: """
+                    UPDATE tans SET redeemed_at = \(bind: timestamp) WHERE tan_hash IN \(bindList: hashes) \
+                    AND redeemed_at IS NULL AND valid_until > \(bind: timestamp) RETURNING tan_hash, source, teletan_type
+                    """
+            )
             var redeemed: [String: RedeemedTAN] = [:]
-            for row in try await connection.raw(query).all() {
+            for row in rows {
                 guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { continue }
                 redeemed[try row.decode(column: "tan_hash", as: String.self)] = RedeemedTAN(
                     source: source,

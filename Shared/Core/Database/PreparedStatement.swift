@@ -1,0 +1,104 @@
+import Logging
+import PostgresKit
+import PostgresNIO
+import SQLKit
+
+/// A value a prepared statement binds: a type PostgresNIO encodes itself (integers, strings, `Bool`, `ByteBuffer`
+/// and arrays of them). A nil is not one: the statement's parameter types are fixed when it is first prepared.
+public typealias PreparedBind = PostgresEncodable & Sendable
+
+/// A hot PostgreSQL statement, parsed and planned once per connection and from then on only bound and executed.
+///
+/// SQLKit sends every statement unnamed, and PostgreSQL parses, analyses and plans an unnamed statement on every
+/// execution: more than a quarter of its CPU during submissions (docs/benchmarks.md, twelfth round). A statement
+/// that runs for every request, and whose text never changes (an array bind in place of an `IN (…)` list of
+/// varying length), is declared as a type conforming to this protocol and run with
+/// `SQLDatabase.execute(_:binds:)`. Its rows decode through `SQLRow`, as SQLKit's do, so the code that reads them
+/// is the same for both dialects; SQLite keeps its SQLKit form of the statement.
+///
+/// With `DATABASE_PREPARED_STATEMENTS=false` (a connection pooler that does not keep prepared statements) the same
+/// text is sent unnamed.
+public protocol PreparedStatement {
+    /// PostgreSQL's text, with `$1`, `$2`… for the binds.
+    static var sql: String { get }
+}
+
+extension SQLDatabase {
+    /// Runs `Statement` with `binds` (in the order of its `$n`) on a PostgreSQL connection of `Database`.
+    public func execute<Statement: PreparedStatement>(_: Statement.Type, binds: [any PreparedBind]) async throws -> [any SQLRow] {
+        guard let session = self as? PostgresSession else { throw PreparedStatementUnsupported(statement: "\(Statement.self)") }
+        return try await session.execute(Statement.self, binds: binds)
+    }
+
+    /// Runs `Statement` with `binds` on PostgreSQL, and `portable`, the same statement in SQLKit's form, on SQLite.
+    public func execute<Statement: PreparedStatement>(
+        _: Statement.Type, binds: [any PreparedBind], otherwise portable: @autoclosure () -> SQLQueryString
+    ) async throws -> [any SQLRow] {
+        if let session = self as? PostgresSession {
+            return try await session.execute(Statement.self, binds: binds)
+        }
+        return try await raw(portable()).all()
+    }
+}
+
+/// A prepared statement was run on a connection that is not PostgreSQL's: a bug in the storage code's dialect switch.
+public struct PreparedStatementUnsupported: Error, CustomStringConvertible {
+    public let statement: String
+    public var description: String { "\(statement) is a PostgreSQL statement and needs a PostgreSQL connection" }
+}
+
+/// A PostgreSQL connection leased from the pool: SQLKit's view of it, which can also run prepared statements.
+struct PostgresSession: SQLDatabase {
+    let connection: PostgresConnection
+    /// PostgresKit's `SQLDatabase` over the same connection, for everything that is not prepared.
+    let base: any SQLDatabase
+    /// False sends a `PreparedStatement`'s text unnamed, as SQLKit does.
+    let preparesStatements: Bool
+
+    var logger: Logger { base.logger }
+    var eventLoop: any EventLoop { base.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { base.version }
+    var dialect: any SQLDialect { base.dialect }
+    var queryLogLevel: Logger.Level? { base.queryLogLevel }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        base.execute(sql: query, onRow)
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await base.execute(sql: query, onRow)
+    }
+
+    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await closure(self)
+    }
+
+    func execute<Statement: PreparedStatement>(_: Statement.Type, binds: [any PreparedBind]) async throws -> [any SQLRow] {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds { try bindings.append(bind) }
+        var rows: [any SQLRow] = []
+        if preparesStatements {
+            for try await row in try await connection.execute(Named<Statement>(bindings: bindings), logger: logger) {
+                rows.append(row.sql())
+            }
+        } else {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: Statement.sql, binds: bindings), logger: logger) {
+                rows.append(row.sql())
+            }
+        }
+        return rows
+    }
+}
+
+/// PostgresNIO's form of a `PreparedStatement`: it prepares the statement on a connection's first use of its name
+/// and keeps it for the connection's life.
+private struct Named<Statement: PreparedStatement>: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+    static var name: String { String(reflecting: Statement.self) }
+    static var sql: String { Statement.sql }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+}

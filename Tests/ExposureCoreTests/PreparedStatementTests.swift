@@ -1,0 +1,104 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import SQLKit
+import Testing
+
+@Suite struct PreparedStatementTests {
+    static let things = Migration(version: 1, name: "create things", sql: [
+        "CREATE TABLE things (id BIGINT PRIMARY KEY, name TEXT NOT NULL)",
+    ])
+
+    enum ThingsNamed: PreparedStatement {
+        static let sql = "SELECT id, name FROM things WHERE name = ANY($1::TEXT[]) ORDER BY id"
+    }
+
+    enum InsertThing: PreparedStatement {
+        static let sql = "INSERT INTO things (id, name) VALUES ($1, $2) RETURNING id"
+    }
+
+    static func names(_ rows: [any SQLRow]) throws -> [String] {
+        try rows.map { try $0.decode(column: "name", as: String.self) }
+    }
+
+    static func prepare(_ database: Database) async throws {
+        try await Migrator(service: "core-test", migrations: [things]).migrate(database, logger: TestLogger.quiet)
+        try await database.withConnection { connection in
+            try await connection.raw("INSERT INTO things (id, name) VALUES (1, 'one'), (2, 'two'), (3, 'three')").run()
+        }
+    }
+
+    /// The PostgreSQL form and the SQLKit form answer alike, whatever the size of the list, and a statement prepared
+    /// once serves every later size on its connection.
+    @Test(arguments: TestDatabase.all, [true, false])
+    func listStatementAnswersAlikeOnEveryDatabase(kind: TestDatabase, prepares: Bool) async throws {
+        try await kind.withFreshDatabase(poolSize: 1, preparesStatements: prepares) { database in
+            try await Self.prepare(database)
+            for (asked, expected) in [(["two"], ["two"]), (["three", "one", "none"], ["one", "three"]), ([], []), (["one"], ["one"])] {
+                let found = try await database.withConnection { connection in
+                    try Self.names(try await connection.execute(
+                        ThingsNamed.self, binds: [asked],
+                        otherwise: "SELECT id, name FROM things WHERE name IN \(bindList: asked) ORDER BY id"
+                    ))
+                }
+                #expect(found == expected, "asked for \(asked)")
+            }
+        }
+    }
+
+    /// The statement is kept by name on its connection when preparing is on, and never when it is off.
+    @Test(arguments: TestDatabase.all.filter { $0 == .postgres }, [true, false])
+    func postgresKeepsTheStatementByNameOnlyWhenPreparing(kind: TestDatabase, prepares: Bool) async throws {
+        try await kind.withFreshDatabase(poolSize: 1, preparesStatements: prepares) { database in
+            try await Self.prepare(database)
+            let kept = try await database.withConnection { connection in
+                _ = try await connection.execute(ThingsNamed.self, binds: [["one"]])
+                _ = try await connection.execute(ThingsNamed.self, binds: [["two", "three"]])
+                return try await connection.raw("SELECT name, statement FROM pg_prepared_statements").all()
+                    .map { try $0.decode(column: "statement", as: String.self) }
+            }
+            #expect(kept == (prepares ? [ThingsNamed.sql] : []))
+        }
+    }
+
+    /// PostgreSQL keeps a prepared statement across a rollback, so the transaction after a failed one (on the same
+    /// connection) runs it again.
+    @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
+    func aPreparedStatementOutlivesARolledBackTransaction(kind: TestDatabase) async throws {
+        try await kind.withFreshDatabase(poolSize: 1) { database in
+            try await Self.prepare(database)
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) {
+                try await database.transaction { connection in
+                    _ = try await connection.execute(InsertThing.self, binds: [Int64(4), "four"])
+                    throw Refused()
+                }
+            }
+            // A duplicate key fails the statement, not the preparation: the name stays usable.
+            await #expect(throws: (any Error).self) {
+                try await database.transaction { connection in
+                    _ = try await connection.execute(InsertThing.self, binds: [Int64(1), "again"])
+                }
+            }
+            let inserted = try await database.transaction { connection in
+                try await connection.execute(InsertThing.self, binds: [Int64(4), "four"]).count
+            }
+            #expect(inserted == 1)
+            let names = try await database.withConnection { connection in
+                try Self.names(try await connection.raw("SELECT id, name FROM things ORDER BY id").all())
+            }
+            #expect(names == ["one", "two", "three", "four"])
+        }
+    }
+
+    @Test func sqliteRefusesAPostgresOnlyStatement() async throws {
+        try await TestDatabase.sqlite.withFreshDatabase { database in
+            try await Self.prepare(database)
+            await #expect(throws: PreparedStatementUnsupported.self) {
+                try await database.withConnection { connection in
+                    _ = try await connection.execute(ThingsNamed.self, binds: [["one"]])
+                }
+            }
+        }
+    }
+}
