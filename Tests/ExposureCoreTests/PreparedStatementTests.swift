@@ -55,9 +55,11 @@ import Testing
                 _ = try await connection.execute(ThingsNamed.self, binds: [["one"]])
                 _ = try await connection.execute(ThingsNamed.self, binds: [["two", "three"]])
                 return try await connection.raw("SELECT name, statement FROM pg_prepared_statements").all()
-                    .map { try $0.decode(column: "statement", as: String.self) }
+                    .map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "statement", as: String.self)) }
             }
-            #expect(kept == (prepares ? [ThingsNamed.sql] : []))
+            #expect(kept.map(\.1) == (prepares ? [ThingsNamed.sql] : []))
+            // Within the 63 bytes PostgreSQL keeps of a name, so that no two statements can share one.
+            #expect(kept.allSatisfy { $0.0.utf8.count <= 63 && $0.0.hasPrefix("ThingsNamed_") })
         }
     }
 

@@ -94,7 +94,11 @@ struct PostgresSession: SQLDatabase {
 /// and keeps it for the connection's life.
 private struct Named<Statement: PreparedStatement>: PostgresPreparedStatement {
     typealias Row = PostgresRow
-    static var name: String { String(reflecting: Statement.self) }
+    /// The type's name and a digest of the text. PostgreSQL keeps the first 63 bytes of a statement name, and a
+    /// private type's full Swift name is longer; two statements that shared a name would run each other's text.
+    static var name: String {
+        "\(String(describing: Statement.self).prefix(40))_\(SecretHash.sha256Hex(Statement.sql).prefix(16))"
+    }
     static var sql: String { Statement.sql }
 
     let bindings: PostgresBindings
