@@ -74,18 +74,7 @@ swift build --build-tests
 log "running tests (SQLite and PostgreSQL)"
 # One test at a time: many tests start servers and measure that nothing waits for a timeout, which a two-core
 # machine running two hundred of them at once cannot promise.
-if [[ $# -gt 0 ]]; then
-    swift test --skip-build --no-parallel "$@"
-else
-    # The comparisons of fake and real answers' timing (FakeLatencyTests) run in a process of their own. After two
-    # hundred tests the test process still holds what they left behind (servers, pools, timers) on the event loops
-    # and the executor that the service under test uses, as no service in production does. On a machine twice as
-    # fast as the earlier ones, real and fake answers then differed by about 50 µs in the full run, while the same
-    # tests passed alone, also with both cores loaded (docs/benchmarks.md, thirteenth round).
-    swift test --skip-build --no-parallel --skip FakeLatencyTests
-    log "running the timing comparisons of fake and real requests in a process of their own"
-    swift test --skip-build --no-parallel --filter FakeLatencyTests
-fi
+swift test --skip-build --no-parallel "$@"
 
 # The portal in a real (headless) browser, and every OpenAPI document fuzzed against a running suite, unless only
 # some tests were asked for.
