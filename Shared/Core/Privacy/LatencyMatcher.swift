@@ -6,7 +6,8 @@ import Foundation
 /// write its answer, a fake's does not, and on an idle server the difference (a fraction of a millisecond) is
 /// visible to a two-sample Kolmogorov–Smirnov test after a few hundred requests. So real and fake answers leave
 /// the same way: each waits, from the moment its handler started, until a release time drawn from one
-/// distribution, above the recent real durations: their 97th percentile, plus up to 50 % of it at random.
+/// distribution, above the recent real durations: their 97th percentile, plus up to 50 % of it (at least 4 ms)
+/// at random.
 /// Real work that took longer than its draw leaves on the next tick; that happens to about 3 % of real requests.
 /// The spread is wide on purpose: what remains different between the two kinds (a tenth of a millisecond of
 /// wake-up, or real work overrunning while the load rises) is then small against it, and a two-sample test over
@@ -23,6 +24,11 @@ public final class LatencyMatcher: @unchecked Sendable {
     public static let releaseQuantile = 0.97
     /// The random spread added to it, as a fraction.
     public static let releaseSpread = 0.5
+    /// The least random spread, in seconds, whatever the recent durations. Answers leave on 1 ms ticks: on a fast
+    /// machine half of a short release time is about one tick, the answers bunch on one or two ticks, and a
+    /// difference of 50–100 µs between real and fake answers after the tick became visible to the two-sample test
+    /// (docs/benchmarks.md, thirteenth round). Spread over several ticks it is small against the spread again.
+    public static let minimumSpread = 0.004
 
     private let lock = NSLock()
     private var windows: [String: RecentDurations] = [:]
@@ -58,7 +64,7 @@ public final class LatencyMatcher: @unchecked Sendable {
     public func releaseDelay(endpoint: String) -> Double {
         let base: Double? = lock.withLock { windows[endpoint]?.quantile(Self.releaseQuantile) }
         if let base {
-            return base * (1 + Self.releaseSpread * random.unitInterval())
+            return base + max(base * Self.releaseSpread, Self.minimumSpread) * random.unitInterval()
         }
         // Inverse transform sampling of the exponential law; 1 - u is in (0, 1], so the logarithm is finite.
         let u = random.unitInterval()
