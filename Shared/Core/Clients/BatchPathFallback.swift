@@ -63,7 +63,6 @@ public final class BatchPathFallback<Item: Sendable, Answer: Sendable>: Sendable
     /// False while a 404 for the batch path is younger than `retryAfter`.
     private var batchPathMayExist: Bool {
         let now = clock.now()
-        let retrySeconds = Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18
-        return missingSince.withLock { since in since.map { now.timeIntervalSince($0) >= retrySeconds } ?? true }
+        return missingSince.withLock { since in since.map { now.timeIntervalSince($0) >= retryAfter.seconds } ?? true }
     }
 }
