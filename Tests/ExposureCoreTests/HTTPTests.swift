@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureTestSupport
 import Foundation
 import Hummingbird
+import Synchronization
 import Testing
 
 @Suite struct HTTPTests {
@@ -37,6 +38,50 @@ import Testing
             #expect(metrics.header("content-type")?.hasPrefix("text/plain") == true)
             #expect(metrics.text.contains("http_requests_total"))
         }
+    }
+
+    @Test func everyRequestIsCountedByRouteAndStatus() async throws {
+        Observability.bootstrapMetrics()
+        // A route of its own: the registry is shared with every other test in the process.
+        let route = "/counted-\(UInt32.random(in: 0...UInt32.max))"
+        try await withListener(configure: { router in
+            router.get(RouterPath(route)) { _, _ in "ok" }
+            router.post(RouterPath(route)) { _, _ -> String in throw APIError.forbidden("Not yours.", code: "not_yours") }
+        }) { (client: TestHTTPClient) async throws -> Void in
+            for _ in 0..<3 {
+                let answer = try await client.get(route)
+                #expect(answer.status == 200)
+            }
+            let refused = try await client.postJSON(route, [String: String]())
+            #expect(refused.status == 403)
+            var metrics = try await client.get("/metrics").text
+            #expect(Self.requestCount(in: metrics, route: route, method: "GET", status: 200) == 3)
+            #expect(Self.requestCount(in: metrics, route: route, method: "POST", status: 403) == 1)
+            _ = try await client.get(route)
+            metrics = try await client.get("/metrics").text
+            #expect(Self.requestCount(in: metrics, route: route, method: "GET", status: 200) == 4)
+        }
+    }
+
+    /// The value of `http_requests_total` for one route, method and status in a Prometheus text page.
+    static func requestCount(in metrics: String, route: String, method: String, status: Int) -> Int? {
+        let line = metrics.split(separator: "\n").first { line in
+            line.hasPrefix("http_requests_total{") && line.contains("route=\"\(route)\"")
+                && line.contains("method=\"\(method)\"") && line.contains("status=\"\(status)\"")
+        }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+    }
+
+    @Test func metricHandlesAreMadeOncePerSetOfValues() {
+        let made = Mutex(0)
+        let handles = MetricHandles<String> { values in
+            made.withLock { $0 += 1 }
+            return values.joined(separator: "/")
+        }
+        #expect(handles("a", "b") == "a/b")
+        #expect(handles("a", "b") == "a/b")
+        #expect(handles("a", "c") == "a/c")
+        #expect(made.withLock { $0 } == 2)
     }
 
     @Test func readinessReportsAFailingDependency() async throws {

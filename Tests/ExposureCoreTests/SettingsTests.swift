@@ -33,6 +33,30 @@ import Testing
         #expect(try DatabaseURL(parsing: text) == expected)
     }
 
+    @Test(arguments: [
+        ("DATABASE_POOL_SIZE", "many"),
+        ("DATABASE_POOL_SIZE", "0"),
+        ("DATABASE_TIMEOUT", "soon"),
+        ("DATABASE_PREPARED_STATEMENTS", "sometimes"),
+        ("LOG_LEVEL", "loud"),
+        ("LOG_FORMAT", "xml"),
+    ])
+    func invalidCommonSettingNamesItsVariable(variable: String, value: String) {
+        let settings = TestServices.settings([variable: value])
+        #expect {
+            _ = try CommonSettings(settings, defaultDatabase: "sqlite::memory:")
+        } throws: { error in
+            let error = error as? ConfigurationError
+            return error?.variable == variable && error?.description.contains(variable) == true
+        }
+    }
+
+    @Test func preparedStatementsAreOnUnlessTurnedOff() throws {
+        #expect(try CommonSettings(TestServices.settings([:]), defaultDatabase: "sqlite::memory:").databasePreparedStatements)
+        let off = TestServices.settings(["DATABASE_PREPARED_STATEMENTS": "false"])
+        #expect(try !CommonSettings(off, defaultDatabase: "sqlite::memory:").databasePreparedStatements)
+    }
+
     @Test func databaseURLHidesPasswordWhenPrinted() throws {
         let url = try DatabaseURL(parsing: "postgres://user:secret@db:5432/x")
         #expect(!url.description.contains("secret"))

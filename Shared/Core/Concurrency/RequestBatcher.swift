@@ -81,7 +81,8 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     }
 
     private func lead(_ key: Key, others: [Waiter]) async throws -> Value {
-        let keys = [key] + others.map(\.key)
+        // A closure, not `\.key`: a key path into this generic type is built at run time on every call.
+        let keys = [key] + others.map { $0.key }
         let outcome: Result<[Value], any Error>
         do {
             let fetch = self.fetch

@@ -20,8 +20,6 @@ public struct RequestBodyLimitMiddleware<Context: RequestContext>: RouterMiddlew
         guard request.method == .post || request.method == .put || request.method == .patch else {
             return try await next(request, context)
         }
-        let tooLarge = APIError(status, code: status == .badRequest ? "body_too_large" : APIError.forStatus(status).code,
-                                message: "The request body must be sent with a Content-Length of at most \(maxBytes) bytes.")
         if let lengthText = request.headers[.contentLength] {
             guard let length = Int(lengthText), length <= maxBytes else { throw tooLarge }
         } else if requireLength {
@@ -34,5 +32,11 @@ public struct RequestBodyLimitMiddleware<Context: RequestContext>: RouterMiddlew
             throw tooLarge
         }
         return try await next(request, context)
+    }
+
+    /// Built only when a body is refused: every accepted request passes through here.
+    private var tooLarge: APIError {
+        APIError(status, code: status == .badRequest ? "body_too_large" : APIError.forStatus(status).code,
+                 message: "The request body must be sent with a Content-Length of at most \(maxBytes) bytes.")
     }
 }

@@ -9,10 +9,16 @@ import Metrics
 /// Labels are the route template (never the concrete path, which could carry identifiers) and the status.
 /// The client's address is never read.
 public struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    private let service: String
+    private let requests: MetricHandles<Counter>
+    private let durations: MetricHandles<CoreMetrics.Timer>
 
     public init(service: String) {
-        self.service = service
+        requests = MetricHandles { values in
+            Counter(label: "http_requests_total", dimensions: [("service", service), ("route", values[0]), ("method", values[1]), ("status", values[2])])
+        }
+        durations = MetricHandles { values in
+            CoreMetrics.Timer(label: "http_request_duration_seconds", dimensions: [("service", service), ("route", values[0])], preferredDisplayUnit: .seconds)
+        }
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -20,10 +26,8 @@ public struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddlewar
         var status = 500
         defer {
             let route = context.endpointPath ?? "unmatched"
-            let dimensions = [("service", service), ("route", route), ("method", request.method.rawValue), ("status", "\(status)")]
-            Counter(label: "http_requests_total", dimensions: dimensions).increment()
-            CoreMetrics.Timer(label: "http_request_duration_seconds", dimensions: [("service", service), ("route", route)], preferredDisplayUnit: .seconds)
-                .recordInterval(since: start)
+            requests(route, request.method.rawValue, String(status)).increment()
+            durations(route).recordInterval(since: start)
         }
         do {
             let response = try await next(request, context)

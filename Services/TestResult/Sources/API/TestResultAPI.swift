@@ -10,6 +10,12 @@ struct TestResultAPI: APIProtocol {
     let validator: ResultBatchValidator
     let clock: any WallClock
     let logger: Logger
+    private let queryCounters = MetricHandles<Counter> { values in
+        Counter(label: "testresult_queries_total", dimensions: [("outcome", values[0])])
+    }
+    private let receivedCounters = MetricHandles<Counter> { values in
+        Counter(label: "testresult_results_received_total", dimensions: [("kind", values[0]), ("result", values[1])])
+    }
 
     func postLabResults(_ input: Operations.postLabResults.Input) async throws -> Operations.postLabResults.Output {
         guard case .json(let batch) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
@@ -66,13 +72,13 @@ struct TestResultAPI: APIProtocol {
 
     /// Counts a refused lookup request and returns the error to answer it with.
     private func refusedQuery(_ error: APIError) -> APIError {
-        Counter(label: "testresult_queries_total", dimensions: [("outcome", "invalid")]).increment()
+        queryCounters("invalid").increment()
         return error
     }
 
     private func countQueries(found: Int, unknown: Int) {
-        if found > 0 { Counter(label: "testresult_queries_total", dimensions: [("outcome", "found")]).increment(by: found) }
-        if unknown > 0 { Counter(label: "testresult_queries_total", dimensions: [("outcome", "unknown")]).increment(by: unknown) }
+        if found > 0 { queryCounters("found").increment(by: found) }
+        if unknown > 0 { queryCounters("unknown").increment(by: unknown) }
     }
 
     private func storeBatch(_ results: [IncomingResult], claimedLab: String?, kind: ResultKind) async throws {
@@ -91,8 +97,11 @@ struct TestResultAPI: APIProtocol {
             throw APIError.badRequest(error.message, code: "invalid_result")
         }
         let outcome = try await store.store(valid, labID: labID, now: now)
-        for result in valid {
-            Counter(label: "testresult_results_received_total", dimensions: [("kind", kind.rawValue), ("result", "\(result.result.rawValue)")]).increment()
+        // One increment per result code, not per result: a batch holds up to a thousand.
+        var received: [Int: Int] = [:]
+        for result in valid { received[result.result.rawValue, default: 0] += 1 }
+        for (code, count) in received {
+            receivedCounters(kind.rawValue, String(code)).increment(by: count)
         }
         if outcome.refused > 0 {
             Counter(label: "testresult_updates_refused_total", dimensions: [("kind", kind.rawValue)]).increment(by: outcome.refused)

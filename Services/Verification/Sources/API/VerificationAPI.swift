@@ -22,6 +22,9 @@ struct VerificationAPI: APIProtocol {
     let clock: any WallClock
     let random: any RandomSource
     let logger: Logger
+    private let requestCounters = MetricHandles<Counter> { values in
+        Counter(label: "verification_requests_total", dimensions: [("endpoint", values[0]), ("outcome", values[1])])
+    }
 
     // MARK: App-facing
 
@@ -259,7 +262,7 @@ struct VerificationAPI: APIProtocol {
     /// Counts requests by outcome; a batch of TAN verifications counts each TAN as the single endpoint would.
     private func count(_ endpoint: String, _ outcome: String, by amount: Int = 1) {
         guard amount > 0 else { return }
-        Counter(label: "verification_requests_total", dimensions: [("endpoint", endpoint), ("outcome", outcome)]).increment(by: amount)
+        requestCounters(endpoint, outcome).increment(by: amount)
     }
 
     private func registrationTokenResponse(_ token: String) -> Components.Schemas.RegistrationTokenResponse {
