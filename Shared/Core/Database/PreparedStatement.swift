@@ -2,7 +2,6 @@ import Logging
 import PostgresKit
 import PostgresNIO
 import SQLKit
-import Synchronization
 
 /// A value a prepared statement binds: a type PostgresNIO encodes itself (integers, strings, `Bool`, `ByteBuffer`
 /// and arrays of them). A nil is not one: the statement's parameter types are fixed when it is first prepared.
@@ -92,18 +91,7 @@ struct PostgresSession: SQLDatabase {
 }
 
 /// The names of the statement types run so far, each made once.
-private enum StatementNames {
-    static let names = Mutex<[ObjectIdentifier: String]>([:])
-
-    static func name(of type: Any.Type, making make: () -> String) -> String {
-        names.withLock { names in
-            if let name = names[ObjectIdentifier(type)] { return name }
-            let name = make()
-            names[ObjectIdentifier(type)] = name
-            return name
-        }
-    }
-}
+private let statementNames = Memo<ObjectIdentifier, String>()
 
 /// PostgresNIO's form of a `PreparedStatement`: it prepares the statement on a connection's first use of its name
 /// and keeps it for the connection's life.
@@ -114,7 +102,7 @@ private struct Named<Statement: PreparedStatement>: PostgresPreparedStatement {
     /// Worked out once per type: a generic type has no stored statics, and hashing the text on every execution
     /// would put a SHA-256 on the hot path.
     static var name: String {
-        StatementNames.name(of: Statement.self) {
+        statementNames.value(for: ObjectIdentifier(Statement.self)) {
             "\(String(describing: Statement.self).prefix(40))_\(SecretHash.sha256Hex(Statement.sql).prefix(16))"
         }
     }

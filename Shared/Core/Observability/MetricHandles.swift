@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Metric handles made once per combination of dimension values, then reused.
 ///
 /// `Counter(label:dimensions:)` asks the metrics factory every time: the Prometheus registry takes its lock,
@@ -8,7 +6,7 @@ import Synchronization
 /// values, which are few (route templates, status codes, outcomes), never identifiers.
 public final class MetricHandles<Handle: Sendable>: Sendable {
     private let make: @Sendable (_ values: [String]) -> Handle
-    private let handles = Mutex<[[String]: Handle]>([:])
+    private let handles = Memo<[String], Handle>()
 
     /// - Parameter make: builds the handle for one set of dimension values, in the order callers pass them.
     public init(make: @escaping @Sendable (_ values: [String]) -> Handle) {
@@ -16,10 +14,6 @@ public final class MetricHandles<Handle: Sendable>: Sendable {
     }
 
     public func callAsFunction(_ values: String...) -> Handle {
-        if let handle = handles.withLock({ $0[values] }) { return handle }
-        // Made outside the lock: two callers may both make it, and the factory hands both the same metric.
-        let handle = make(values)
-        handles.withLock { $0[values] = handle }
-        return handle
+        handles.value(for: values) { make(values) }
     }
 }
