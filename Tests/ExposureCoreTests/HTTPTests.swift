@@ -65,11 +65,8 @@ import Testing
 
     /// The value of `http_requests_total` for one route, method and status in a Prometheus text page.
     static func requestCount(in metrics: String, route: String, method: String, status: Int) -> Int? {
-        let line = metrics.split(separator: "\n").first { line in
-            line.hasPrefix("http_requests_total{") && line.contains("route=\"\(route)\"")
-                && line.contains("method=\"\(method)\"") && line.contains("status=\"\(status)\"")
-        }
-        return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+        PrometheusText.value(in: metrics, name: "http_requests_total", labels: ["route": route, "method": method, "status": String(status)])
+            .map { Int($0) }
     }
 
     @Test func metricHandlesAreMadeOncePerSetOfValues() {

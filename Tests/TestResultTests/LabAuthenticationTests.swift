@@ -23,10 +23,14 @@ import Testing
     func aLabCannotClaimAnotherLabsId(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in
             let id = TestResultHarness.guid(1)
+            let rejected = ["kind": "pcr", "reason": "lab_mismatch"]
+            let before = try await h.metric("testresult_batches_rejected_total", rejected)
             let response = try await h.post(results: [["id": id, "result": 2]], labId: "lab-munich")
             #expect(response.status == 403)
             #expect(response.json["error"] as? String == "lab_mismatch")
             try #require(try await h.count() == 0)
+            // Other tests in the process may count too, so at least one more.
+            #expect(try await h.metric("testresult_batches_rejected_total", rejected) >= before + 1)
             // Its own id is fine, and the stored lab id is the credential's.
             try #require(try await h.post(results: [["id": id, "result": 2]], labId: TestResultHarness.labID).status == 204)
         }
@@ -38,7 +42,9 @@ import Testing
             let id = TestResultHarness.guid(2)
             try #require(try await h.post(results: [["id": id, "result": 1]]).status == 204)
             let other = try await TestResultAdmin.addLab("lab-munich", store: LabCredentialStore(database: h.database), random: SystemRandomSource(), now: h.clock.now())
+            let before = try await h.metric("testresult_updates_refused_total", ["kind": "pcr"])
             try #require(try await h.post(results: [["id": id, "result": 2]], key: other).status == 204)
+            #expect(try await h.metric("testresult_updates_refused_total", ["kind": "pcr"]) >= before + 1)
             let answer = try await h.query(id)
             #expect(answer.json["testResult"] as? Int == 1)
             #expect(answer.json["labId"] as? String == TestResultHarness.labID)

@@ -64,5 +64,10 @@ struct TestResultHarness {
         }
     }
 
+    /// A counter of `/metrics` (0 until it has counted anything).
+    func metric(_ name: String, _ labels: [String: String]) async throws -> Double {
+        PrometheusText.count(in: try await lab.get("/metrics").text, name: name, labels: labels)
+    }
+
     static func guid(_ n: Int) -> String { SecretHash.sha256Hex("guid-\(n)") }
 }

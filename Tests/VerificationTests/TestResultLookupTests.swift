@@ -37,6 +37,8 @@ import Testing
                 )
                 // 300 stored and 300 unknown ids, all at once through one request slot.
                 let asked = stored + (300..<600).map { (SecretHash.sha256Hex("guid-\($0)"), 0) }
+                Observability.bootstrapMetrics()
+                let before = Self.lookupCounters()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (id, expected) in asked {
                         group.addTask {
@@ -47,9 +49,23 @@ import Testing
                     }
                     try await group.waitForAll()
                 }
+                // Other tests in the process may look up too: at least this test's 600 ids, in batches of at most
+                // `maxBatch`.
+                let after = Self.lookupCounters()
+                #expect(after.lookups >= before.lookups + 600)
+                #expect(after.requests >= before.requests + Double(600 / TestResultLookup.maxBatch))
                 await http.shutdown()
             }
         }
+    }
+
+    /// Verification's counters of ids looked up and of requests sent for them; their ratio is the mean batch.
+    static func lookupCounters() -> (lookups: Double, requests: Double) {
+        let text = String(decoding: Observability.renderMetrics(), as: UTF8.self)
+        return (
+            PrometheusText.count(in: text, name: "verification_testresult_lookups_total"),
+            PrometheusText.count(in: text, name: "verification_testresult_requests_total")
+        )
     }
 
     @Test

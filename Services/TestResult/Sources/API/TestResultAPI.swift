@@ -16,6 +16,12 @@ struct TestResultAPI: APIProtocol {
     private let receivedCounters = MetricHandles<Counter> { values in
         Counter(label: "testresult_results_received_total", dimensions: [("kind", values[0]), ("result", values[1])])
     }
+    private let rejectedBatchCounters = MetricHandles<Counter> { values in
+        Counter(label: "testresult_batches_rejected_total", dimensions: [("kind", values[0]), ("reason", values[1])])
+    }
+    private let refusedUpdateCounters = MetricHandles<Counter> { values in
+        Counter(label: "testresult_updates_refused_total", dimensions: [("kind", values[0])])
+    }
 
     func postLabResults(_ input: Operations.postLabResults.Input) async throws -> Operations.postLabResults.Output {
         guard case .json(let batch) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
@@ -84,7 +90,7 @@ struct TestResultAPI: APIProtocol {
     private func storeBatch(_ results: [IncomingResult], claimedLab: String?, kind: ResultKind) async throws {
         guard let labID = AuthenticatedLab.labID else { throw APIError.unauthorized() }
         if let claimed = claimedLab, claimed != labID {
-            Counter(label: "testresult_batches_rejected_total", dimensions: [("kind", kind.rawValue), ("reason", "lab_mismatch")]).increment()
+            rejectedBatchCounters(kind.rawValue, "lab_mismatch").increment()
             throw APIError.forbidden("labId does not match the lab of the credential.", code: "lab_mismatch")
         }
         let now = clock.now()
@@ -92,7 +98,7 @@ struct TestResultAPI: APIProtocol {
         do {
             valid = try validator.validate(results, kind: kind, now: now)
         } catch {
-            Counter(label: "testresult_batches_rejected_total", dimensions: [("kind", kind.rawValue), ("reason", error.reason.rawValue)]).increment()
+            rejectedBatchCounters(kind.rawValue, error.reason.rawValue).increment()
             if error.reason == .tooLarge { throw APIError(.contentTooLarge, code: "batch_too_large", message: error.message) }
             throw APIError.badRequest(error.message, code: "invalid_result")
         }
@@ -104,7 +110,7 @@ struct TestResultAPI: APIProtocol {
             receivedCounters(kind.rawValue, String(code)).increment(by: count)
         }
         if outcome.refused > 0 {
-            Counter(label: "testresult_updates_refused_total", dimensions: [("kind", kind.rawValue)]).increment(by: outcome.refused)
+            refusedUpdateCounters(kind.rawValue).increment(by: outcome.refused)
             logger.notice("results not updated (redeemed or owned by another lab)", metadata: ["lab": "\(labID)", "count": "\(outcome.refused)"])
         }
     }
