@@ -77,7 +77,7 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
         let (cancelNow, timerUnneeded) = lock.withLock {
             self.work = work
             self.timer = timer
-            return (cancelled, continuation == nil || lifted)
+            return (cancelled, self.continuation == nil || lifted)
         }
         // The operation may have ended, or lifted its deadline, before the timer was stored.
         if timerUnneeded { timer.cancel() }
