@@ -14,21 +14,30 @@ import NIOPosix
 /// all later ticks back, so real answers left about 0.1 ms later than fakes, whose waits see an idle loop, and a
 /// two-sample test told submissions apart (docs/privacy.md). A late tick now delays only itself.
 final class ReleaseTicker: @unchecked Sendable {
-    static let shared = ReleaseTicker()
-    static let interval: TimeAmount = .milliseconds(1)
-    private static let idleTicksBeforeStopping = 1_000
+    typealias Instant = ContinuousClock.Instant
 
+    static let shared = ReleaseTicker(scheduler: EventLoopTickScheduler(loop: MultiThreadedEventLoopGroup.singleton.next()))
+    static let interval: Duration = .milliseconds(1)
+    static let idleTicksBeforeStopping = 1_000
+
+    private let scheduler: any TickScheduler
     private let lock = NSLock()
     /// Ordered by deadline, the latest first, so that the due ones are taken from the end.
-    private var waiters: [(deadline: ContinuousClock.Instant, continuation: CheckedContinuation<ContinuousClock.Instant, Never>)] = []
-    /// Whether the clock runs: a tick is scheduled, due at `nextTick`.
-    private var isTicking = false
-    private var nextTick = NIODeadline.now()
+    private var waiters: [(deadline: Instant, continuation: CheckedContinuation<Instant, Never>)] = []
+    /// The instant the scheduled tick is due at; nil while the clock is stopped.
+    private var nextTick: Instant?
     private var idleTicks = 0
+
+    init(scheduler: any TickScheduler) {
+        self.scheduler = scheduler
+    }
+
+    /// How many answers wait for a tick.
+    var waiting: Int { lock.withLock { waiters.count } }
 
     /// Returns at the first tick at or after `deadline`, with the instant of that tick.
     @discardableResult
-    func wait(until deadline: ContinuousClock.Instant) async -> ContinuousClock.Instant {
+    func wait(until deadline: Instant) async -> Instant {
         await withCheckedContinuation { continuation in
             lock.withLock {
                 // Binary search for the place after every later (or equal) deadline.
@@ -39,26 +48,34 @@ final class ReleaseTicker: @unchecked Sendable {
                 }
                 waiters.insert((deadline, continuation), at: low)
                 idleTicks = 0
-                if !isTicking {
-                    isTicking = true
-                    nextTick = .now() + Self.interval
-                    scheduleNextTick(on: MultiThreadedEventLoopGroup.singleton.next())
+                if nextTick == nil {
+                    let first = scheduler.now() + Self.interval
+                    nextTick = first
+                    schedule(first)
                 }
             }
         }
     }
 
-    /// Called with the lock held.
-    private func scheduleNextTick(on loop: any EventLoop) {
-        loop.scheduleTask(deadline: nextTick) { [weak self] in
-            self?.tick(on: loop)
-        }
+    /// The tick that follows one due at `previous`, when the clock reads `now`: the next instant of the grid that
+    /// has not passed. After a stall of more than a tick (a suspended VM, a blocked loop) the missed ticks are
+    /// skipped, not fired in a burst, and the clock stays on its grid.
+    static func tick(after previous: Instant, now: Instant) -> Instant {
+        let next = previous + interval
+        guard now > next else { return next }
+        let missed = Int((now - next) / interval)
+        return next + interval * (missed + 1)
     }
 
-    private func tick(on loop: any EventLoop) {
-        let now = ContinuousClock.now
-        let due: [CheckedContinuation<ContinuousClock.Instant, Never>] = lock.withLock {
-            var due: [CheckedContinuation<ContinuousClock.Instant, Never>] = []
+    /// Called with the lock held.
+    private func schedule(_ instant: Instant) {
+        scheduler.schedule(at: instant) { [weak self] in self?.tick() }
+    }
+
+    private func tick() {
+        let now = scheduler.now()
+        let due: [CheckedContinuation<Instant, Never>] = lock.withLock {
+            var due: [CheckedContinuation<Instant, Never>] = []
             while let last = waiters.last, last.deadline <= now {
                 due.append(waiters.removeLast().continuation)
             }
@@ -66,19 +83,33 @@ final class ReleaseTicker: @unchecked Sendable {
                 idleTicks += 1
             }
             if idleTicks >= Self.idleTicksBeforeStopping {
-                isTicking = false
-            } else {
-                nextTick = nextTick + Self.interval
-                // After a stall of more than a tick (a suspended VM, a blocked loop) the missed ticks are skipped,
-                // not fired in a burst, and the clock stays on its grid.
-                let behind = NIODeadline.now() - nextTick
-                if behind.nanoseconds > 0 {
-                    nextTick = nextTick + .nanoseconds((behind.nanoseconds / Self.interval.nanoseconds + 1) * Self.interval.nanoseconds)
-                }
-                scheduleNextTick(on: loop)
+                nextTick = nil
+            } else if let previous = nextTick {
+                let next = Self.tick(after: previous, now: now)
+                nextTick = next
+                schedule(next)
             }
             return due
         }
         for continuation in due { continuation.resume(returning: now) }
+    }
+}
+
+/// Where a `ReleaseTicker`'s time and timers come from: in a service, the monotonic clock and an event loop; in
+/// tests, a clock that the test moves by hand, so that the grid can be checked to the nanosecond.
+protocol TickScheduler: Sendable {
+    func now() -> ContinuousClock.Instant
+    /// Runs `body` once, at `instant` or as soon after it as the scheduler can.
+    func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void)
+}
+
+/// Ticks on one event loop. Its timers leave the loop's queue when cancelled and need no thread of their own.
+struct EventLoopTickScheduler: TickScheduler {
+    let loop: any EventLoop
+
+    func now() -> ContinuousClock.Instant { .now }
+
+    func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) {
+        loop.scheduleTask(in: TimeAmount(instant - .now)) { body() }
     }
 }

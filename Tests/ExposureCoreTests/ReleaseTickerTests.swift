@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+@testable import ExposureCore
+
+/// The shared clock on whose ticks answers leave (docs/privacy.md, "The tick grid"), driven by hand: each tick runs
+/// when the test says, at the instant it says, so lateness and stalls are exact rather than hoped for.
+@Suite struct ReleaseTickerTests {
+    /// A clock that moves only when a tick is run, and the one tick the ticker has scheduled.
+    final class HandDrivenScheduler: TickScheduler, @unchecked Sendable {
+        let origin = ContinuousClock.now
+        private let lock = NSLock()
+        private var current: ContinuousClock.Instant
+        private var scheduled: [(at: ContinuousClock.Instant, body: @Sendable () -> Void)] = []
+
+        init() { current = origin }
+
+        func now() -> ContinuousClock.Instant { lock.withLock { current } }
+
+        func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) {
+            lock.withLock { scheduled.append((instant, body)) }
+        }
+
+        func instant(_ milliseconds: Double) -> ContinuousClock.Instant {
+            origin + .nanoseconds(Int64((milliseconds * 1e6).rounded()))
+        }
+
+        /// When the scheduled ticks are due, in milliseconds after the origin.
+        var pending: [Double] {
+            lock.withLock { scheduled.map { ($0.at - origin) / .milliseconds(1) } }
+        }
+
+        /// Moves the clock to `milliseconds` after the origin and runs the scheduled tick there: late when that is
+        /// after the tick was due.
+        func runTick(at milliseconds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+            let tick: (at: ContinuousClock.Instant, body: @Sendable () -> Void)? = lock.withLock {
+                current = origin + .nanoseconds(Int64((milliseconds * 1e6).rounded()))
+                return scheduled.isEmpty ? nil : scheduled.removeFirst()
+            }
+            guard let tick else {
+                Issue.record("no tick is scheduled", sourceLocation: sourceLocation)
+                return
+            }
+            #expect(tick.at <= now(), "a tick runs at or after the instant it is due", sourceLocation: sourceLocation)
+            tick.body()
+        }
+    }
+
+    let scheduler = HandDrivenScheduler()
+    let ticker: ReleaseTicker
+
+    init() { ticker = ReleaseTicker(scheduler: scheduler) }
+
+    /// Starts an answer waiting for `milliseconds` after the origin, and returns once the ticker holds it.
+    func answerWaiting(until milliseconds: Double) async -> Task<ContinuousClock.Instant, Never> {
+        let before = ticker.waiting
+        let deadline = scheduler.instant(milliseconds)
+        let task = Task { [ticker] in await ticker.wait(until: deadline) }
+        while ticker.waiting == before { await Task.yield() }
+        return task
+    }
+
+    @Test func anAnswerLeavesOnTheFirstTickAtOrAfterItsDeadline() async {
+        let answer = await answerWaiting(until: 2.5)
+        #expect(scheduler.pending == [1])
+        scheduler.runTick(at: 1)
+        scheduler.runTick(at: 2)
+        #expect(ticker.waiting == 1)
+        scheduler.runTick(at: 3)
+        #expect(ticker.waiting == 0)
+        #expect(await answer.value == scheduler.instant(3), "it leaves with the instant of its tick")
+    }
+
+    @Test func anAnswerWhoseDeadlineHasPassedStillWaitsForATick() async {
+        let answer = await answerWaiting(until: -5)
+        #expect(ticker.waiting == 1)
+        scheduler.runTick(at: 1)
+        #expect(await answer.value == scheduler.instant(1))
+    }
+
+    @Test func answersDueTogetherLeaveOnOneTickAndLaterOnesStay() async {
+        let first = await answerWaiting(until: 0.7)
+        let later = await answerWaiting(until: 1.5)
+        let second = await answerWaiting(until: 0.2)
+        let atTheTick = await answerWaiting(until: 1)
+        scheduler.runTick(at: 1)
+        #expect(ticker.waiting == 1)
+        for released in [first, second, atTheTick] {
+            #expect(await released.value == scheduler.instant(1))
+        }
+        scheduler.runTick(at: 2)
+        #expect(await later.value == scheduler.instant(2))
+    }
+
+    @Test func aLateTickDelaysOnlyItself() async {
+        let answer = await answerWaiting(until: 0.5)
+        scheduler.runTick(at: 1.4)
+        #expect(await answer.value == scheduler.instant(1.4))
+        #expect(scheduler.pending == [2], "the next tick stays on the grid, not 1 ms after the late one")
+        scheduler.runTick(at: 2.9)
+        #expect(scheduler.pending == [3])
+    }
+
+    @Test func afterAStallTheMissedTicksAreSkippedAndTheGridKept() async {
+        let answer = await answerWaiting(until: 3)
+        scheduler.runTick(at: 5.3)
+        #expect(await answer.value == scheduler.instant(5.3))
+        #expect(scheduler.pending == [6], "one tick, the next on the grid, not a burst of the missed ones")
+        scheduler.runTick(at: 9)
+        #expect(scheduler.pending == [10], "a tick exactly on a later instant of the grid skips to the one after")
+    }
+
+    @Test func theGridArithmetic() {
+        let origin = scheduler.origin
+        func tick(_ previous: Double, _ now: Double) -> Double {
+            (ReleaseTicker.tick(after: scheduler.instant(previous), now: scheduler.instant(now)) - origin) / .milliseconds(1)
+        }
+        #expect(tick(1, 1) == 2)
+        #expect(tick(1, 1.999) == 2)
+        #expect(tick(1, 2) == 2, "a tick due now is not skipped")
+        #expect(tick(1, 2.001) == 3)
+        #expect(tick(1, 1_000.5) == 1_001)
+    }
+
+    @Test func theClockStopsASecondAfterTheLastAnswerAndRestartsOnTheNext() async {
+        let answer = await answerWaiting(until: 0.5)
+        for millisecond in 1...ReleaseTicker.idleTicksBeforeStopping {
+            scheduler.runTick(at: Double(millisecond))
+        }
+        _ = await answer.value
+        #expect(scheduler.pending.isEmpty, "no tick after a thousand without an answer waiting")
+
+        let next = await answerWaiting(until: 0)
+        #expect(scheduler.pending == [1_001], "a new grid starts a tick after the clock restarts")
+        scheduler.runTick(at: 1_001)
+        #expect(await next.value == scheduler.instant(1_001))
+    }
+
+    @Test func anAnswerWaitingKeepsTheClockGoing() async {
+        let answer = await answerWaiting(until: 1_500)
+        for millisecond in 1...1_500 {
+            scheduler.runTick(at: Double(millisecond))
+        }
+        #expect(await answer.value == scheduler.instant(1_500))
+        #expect(scheduler.pending == [1_501])
+    }
+}
