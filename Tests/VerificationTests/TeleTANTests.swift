@@ -68,10 +68,15 @@ import Testing
     func issuanceIsRateLimitedGlobally(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind, environment: ["TELETAN_RATE_LIMIT": "3", "TELETAN_RATE_WINDOW": "1h"]) { h in
             let token = try await h.officerToken(roles: ["c19hotline"], expiresIn: 7200)
+            let before = Self.counters()
             for _ in 0..<3 { try #require(try await h.createTeleTAN(token: token).status == 201) }
             let limited = try await h.createTeleTAN(token: token)
             #expect(limited.status == 429)
             #expect(limited.json["error"] as? String == "rate_limited")
+            // Other tests count too (one registry per process), so at least, not exactly.
+            let after = Self.counters()
+            #expect(after.issued >= before.issued + 3)
+            #expect(after.issuanceLimited >= before.issuanceLimited + 1)
             h.clock.advance(by: 3601)
             try #require(try await h.createTeleTAN(token: token).status == 201)
         }
@@ -86,7 +91,9 @@ import Testing
             }
             // The bucket is empty: even a valid teleTAN waits.
             let valid = try await h.newTeleTAN()
+            let before = Self.counters()
             try #require(try await h.register(teleTAN: valid).status == 429)
+            #expect(Self.counters().failuresLimited >= before.failuresLimited + 1)
             // GUID registrations are not affected.
             try #require(try await h.register(guid: VerificationHarness.hashedGUID()).status == 201)
             h.clock.advance(by: 60)
@@ -111,5 +118,15 @@ import Testing
         #expect(limit.decide(issuedInWindow: 7) == .allowedNearLimit)
         #expect(limit.decide(issuedInWindow: 9) == .allowedNearLimit)
         #expect(limit.decide(issuedInWindow: 10) == .refused)
+    }
+
+    /// The teleTAN counters of this process's registry.
+    static func counters() -> (issued: Double, issuanceLimited: Double, failuresLimited: Double) {
+        let text = String(decoding: Observability.renderMetrics(), as: UTF8.self)
+        return (
+            PrometheusText.count(in: text, name: "verification_teletans_issued_total", labels: ["type": "TEST"]),
+            PrometheusText.count(in: text, name: "verification_rate_limited_total", labels: ["limit": "teletan_issuance"]),
+            PrometheusText.count(in: text, name: "verification_rate_limited_total", labels: ["limit": "teletan_failures"])
+        )
     }
 }

@@ -60,7 +60,7 @@ extension PortalWeb {
 
     /// `portal_sign_ins_total{outcome}`: local accounts only (the identity provider counts its own).
     private func countSignIn(_ outcome: SignInOutcome) {
-        Counter(label: "portal_sign_ins_total", dimensions: [("outcome", outcome.rawValue)]).increment()
+        signInCounters(outcome.rawValue).increment()
     }
 
     /// The sign-in page saying when the name may try again (429 with `Retry-After`); no password was checked.

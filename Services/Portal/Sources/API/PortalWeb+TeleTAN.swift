@@ -44,7 +44,7 @@ extension PortalWeb {
         }
         let officer = current.officer
         func record(_ outcome: AuditEntry.Outcome) async throws {
-            Counter(label: "portal_teletan_requests_total", dimensions: [("type", kind.rawValue), ("outcome", outcome.rawValue)]).increment()
+            teleTANCounters(kind.rawValue, outcome.rawValue).increment()
             try await audit.record(AuditEntry(
                 officer: officer.name, source: officer.source, occurredAt: clock.now().epochSeconds,
                 kind: kind, healthAuthority: healthAuthority?.number, outcome: outcome

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page and issuance), `+Static`.
@@ -24,6 +25,13 @@ struct PortalWeb: Sendable {
     let clock: any WallClock
     let random: any RandomSource
     let logger: Logger
+    /// Kept, not made per event: a guessing attack counts a refused sign-in per request.
+    let signInCounters = MetricHandles<Counter> { values in
+        Counter(label: "portal_sign_ins_total", dimensions: [("outcome", values[0])])
+    }
+    let teleTANCounters = MetricHandles<Counter> { values in
+        Counter(label: "portal_teletan_requests_total", dimensions: [("type", values[0]), ("outcome", values[1])])
+    }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { request, _ in try await self.startPage(request) }

@@ -25,6 +25,13 @@ struct VerificationAPI: APIProtocol {
     private let requestCounters = MetricHandles<Counter> { values in
         Counter(label: "verification_requests_total", dimensions: [("endpoint", values[0]), ("outcome", values[1])])
     }
+    /// Counted on every refused guess while teleTANs are throttled, so kept like the request counters.
+    private let rateLimited = MetricHandles<Counter> { values in
+        Counter(label: "verification_rate_limited_total", dimensions: [("limit", values[0])])
+    }
+    private let teleTANsIssued = MetricHandles<Counter> { values in
+        Counter(label: "verification_teletans_issued_total", dimensions: [("type", values[0])])
+    }
 
     // MARK: App-facing
 
@@ -50,7 +57,7 @@ struct VerificationAPI: APIProtocol {
             case .teleTAN(let teleTAN):
                 // Guessing teleTANs is throttled for everyone together: IP-based limits are ruled out by privacy.
                 guard failedTeleTANs.hasToken() else {
-                    Counter(label: "verification_rate_limited_total", dimensions: [("limit", "teletan_failures")]).increment()
+                    rateLimited("teletan_failures").increment()
                     throw APIError.tooManyRequests()
                 }
                 guard try await sessions.registerTeleTAN(teleTANHash: SecretHash.sha256Hex(teleTAN), tokenHash: tokenHash, now: now) == .registered else {
@@ -172,7 +179,7 @@ struct VerificationAPI: APIProtocol {
         let now = clock.now()
         switch rateLimit.decide(issuedInWindow: try await teleTANs.issuedCount(since: rateLimit.windowStart(now: now))) {
         case .refused:
-            Counter(label: "verification_rate_limited_total", dimensions: [("limit", "teletan_issuance")]).increment()
+            rateLimited("teletan_issuance").increment()
             logger.warning("teleTAN rate limit reached", metadata: ["limit": "\(rateLimit.limit)"])
             throw APIError.tooManyRequests("The limit of teleTANs per period is reached; try again later.")
         case .allowedNearLimit:
@@ -183,7 +190,7 @@ struct VerificationAPI: APIProtocol {
         for _ in 0..<5 {
             let teleTAN = Codes.teleTAN(using: random)
             if try await teleTANs.insert(hash: SecretHash.sha256Hex(teleTAN), type: type, validUntil: now.adding(lifetimes.teleTAN(type)), now: now) {
-                Counter(label: "verification_teletans_issued_total", dimensions: [("type", type.rawValue)]).increment()
+                teleTANsIssued(type.rawValue).increment()
                 return .created(.init(body: .json(.init(value: teleTAN))))
             }
         }
