@@ -3,6 +3,7 @@
 #
 #   scripts/bench-distribution.sh                 # 10,000, 100,000 and 1,000,000 keys, release build, SQLite
 #   BUILD=debug scripts/bench-distribution.sh 100000
+#   BENCH_BIN=/some/dir scripts/bench-distribution.sh  # that directory's submission-service, not built here
 #
 # Keys are random, spread over the last 9 days of submissions with risk levels 3..8, inserted straight into a
 # SQLite database migrated by the service itself. Results are printed as a markdown table for docs/benchmarks.md.
@@ -12,9 +13,17 @@ BUILD=${BUILD:-release}
 COUNTS=("$@")
 ((${#COUNTS[@]})) || COUNTS=(10000 100000 1000000)
 
-# Statically linked as in the Dockerfile (and scripts/bench), so both share one build directory's products.
-swift build -c "$BUILD" --static-swift-stdlib --product submission-service >&2
-BIN=$(swift build -c "$BUILD" --static-swift-stdlib --show-bin-path)/submission-service
+# Built as the Dockerfile (and scripts/bench) build it, so all three share one build directory's products;
+# BENCH_BIN names a directory of executables built already (scripts/bench passes its own).
+if [[ -n ${BENCH_BIN:-} ]]; then
+    BUILD=release
+    BIN=$BENCH_BIN/submission-service
+else
+    build=(swift build -c debug --static-swift-stdlib)
+    [[ $BUILD == release ]] && build=(scripts/release-build)
+    "${build[@]}" --product submission-service >&2
+    BIN=$("${build[@]}" --show-bin-path)/submission-service
+fi
 
 printf '| keys | build | wall time (s) | peak RSS (MB) | files written |\n|---:|---|---:|---:|---:|\n'
 for count in "${COUNTS[@]}"; do
