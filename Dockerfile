@@ -10,12 +10,10 @@ WORKDIR /src
 COPY Package.swift ./
 RUN swift package resolve
 COPY . .
-# The flags every release build shares are in scripts/release-build. One product per call: `swift build` keeps only
-# the last of several --product options, and without one it would also build the test-support library, which needs
-# the Testing module (no static variant).
-RUN for product in verification-service testresult-service submission-service portal-service exposure-suite; do \
-        scripts/release-build --product "$product" || exit 1; \
-    done \
+# The flags every release build shares are in scripts/release-build, which builds the products one by one.
+RUN scripts/release-build \
+        --product verification-service --product testresult-service \
+        --product submission-service --product portal-service --product exposure-suite \
  && mkdir -p /out \
  && cp .build/release/verification-service .build/release/testresult-service \
        .build/release/submission-service .build/release/portal-service .build/release/exposure-suite /out/ \

@@ -34,7 +34,7 @@ import Testing
         /// after the tick was due.
         func runTick(at milliseconds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
             let tick: (at: ContinuousClock.Instant, body: @Sendable () -> Void)? = lock.withLock {
-                current = origin + .nanoseconds(Int64((milliseconds * 1e6).rounded()))
+                current = instant(milliseconds)
                 return scheduled.isEmpty ? nil : scheduled.removeFirst()
             }
             guard let tick else {
