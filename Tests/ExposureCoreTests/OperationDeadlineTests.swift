@@ -5,78 +5,181 @@ import Testing
 @testable import ExposureCore
 
 /// The deadline of one database operation (`DATABASE_TIMEOUT`): the caller gets the operation's outcome, or at the
-/// deadline an error, even when the operation ignores cancellation.
+/// deadline an error, even when the operation ignores cancellation. The deadlines' timers are fired by hand.
 @Suite struct OperationDeadlineTests {
     struct Refused: Error {}
 
-    @Test func theOperationsValueComesBackWhenItEndsFirst() async throws {
-        let value = try await OperationDeadline.run(.seconds(5)) { 42 }
-        #expect(value == 42)
-    }
+    /// The timers a deadline scheduled, each fired when the test says, and whether it was cancelled.
+    final class HandTimers: DeadlineTimers, @unchecked Sendable {
+        private let lock = NSLock()
+        private var bodies: [@Sendable () -> Void] = []
+        private var cancelled: [Bool] = []
+        /// Runs inside `schedule`, before the operation has started.
+        private let whenScheduled: @Sendable (HandTimers) -> Void
 
-    @Test func theOperationsErrorComesBackWhenItEndsFirst() async {
-        await #expect(throws: Refused.self) {
-            try await OperationDeadline.run(.seconds(5)) { () async throws -> Int in throw Refused() }
+        init(whenScheduled: @escaping @Sendable (HandTimers) -> Void = { _ in }) {
+            self.whenScheduled = whenScheduled
+        }
+
+        func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+            let index = lock.withLock {
+                bodies.append(body)
+                cancelled.append(false)
+                return bodies.count - 1
+            }
+            whenScheduled(self)
+            return { self.lock.withLock { self.cancelled[index] = true } }
+        }
+
+        var count: Int { lock.withLock { bodies.count } }
+        var cancellations: [Bool] { lock.withLock { cancelled } }
+
+        /// Fires the only timer, as the event loop would at the deadline (a cancelled timer never fires there).
+        func fire() {
+            let body = lock.withLock { () -> (@Sendable () -> Void)? in
+                precondition(bodies.count == 1, "one timer expected")
+                return cancelled[0] ? nil : bodies[0]
+            }
+            body?()
+        }
+
+        /// Fires the only timer even when it was cancelled: a timer already running when its cancellation came.
+        func fireEvenIfCancelled() {
+            let body = lock.withLock { bodies[0] }
+            body()
         }
     }
 
-    @Test func aStuckOperationFailsAtTheDeadline() async {
-        let start = ContinuousClock.now
-        await #expect(throws: DatabaseTimeoutError.self) {
-            try await OperationDeadline.run(.milliseconds(100)) { () async throws -> Int in
-                // A query on a connection the server closed under it: cancellation does not end it.
-                await Self.ignoringCancellation(for: 3)
+    @Test func theOperationsValueComesBackWhenItEndsFirstAndItsTimerIsCancelled() async throws {
+        let timers = HandTimers()
+        let value = try await OperationDeadline.run(.seconds(5), timers: timers) { 42 }
+        #expect(value == 42)
+        // A timer left behind would sit in the event loop's queue for the whole limit, one per query.
+        #expect(timers.cancellations == [true])
+    }
+
+    @Test func theOperationsErrorComesBackWhenItEndsFirstAndItsTimerIsCancelled() async {
+        let timers = HandTimers()
+        await #expect(throws: Refused.self) {
+            try await OperationDeadline.run(.seconds(5), timers: timers) { () async throws -> Int in throw Refused() }
+        }
+        #expect(timers.cancellations == [true])
+    }
+
+    @Test func aStuckOperationFailsAtTheDeadlineAndIsAskedToStop() async throws {
+        let timers = HandTimers()
+        let started = Flag()
+        let askedToStop = Flag()
+        let release = Flag()
+        let caller = Task {
+            try await OperationDeadline.run(.milliseconds(100), timers: timers) { () async throws -> Int in
+                started.set()
+                // A query on a connection the server closed under it: it notices cancellation but does not end.
+                await withTaskCancellationHandler { await Self.waitIgnoringCancellation(until: release) } onCancel: { askedToStop.set() }
                 return 1
             }
         }
-        // The caller did not wait for the operation (3 s); the bound is loose, this is not a speed test.
-        #expect(ContinuousClock.now - start < .seconds(2))
+        await Self.waitUntil(started)
+        timers.fire()
+        await #expect(throws: DatabaseTimeoutError.self) { try await caller.value }
+        #expect(askedToStop.isSet)
+        release.set()
+    }
+
+    @Test func aDeadlineThatPassesBeforeTheOperationStartsStillAnswersAndStopsIt() async {
+        // The timer fires inside `schedule`, before the operation's task exists: the caller is answered, and the
+        // operation, once started, is cancelled rather than left to run.
+        let timers = HandTimers(whenScheduled: { $0.fire() })
+        let cancelledAtStart = Flag()
+        let ran = Flag()
+        await #expect(throws: DatabaseTimeoutError.self) {
+            try await OperationDeadline.run(.milliseconds(100), timers: timers) { () async throws -> Int in
+                defer { ran.set() }
+                try? await Task.sleep(for: .seconds(30))
+                if Task.isCancelled { cancelledAtStart.set() }
+                return 1
+            }
+        }
+        await Self.waitUntil(ran)
+        #expect(cancelledAtStart.isSet)
     }
 
     @Test func aCancelledCallerOfAStuckOperationStillGetsAnAnswerAtTheDeadline() async {
-        let start = ContinuousClock.now
+        let timers = HandTimers()
+        let started = Flag()
+        let askedToStop = Flag()
+        let release = Flag()
         let caller = Task {
-            try await OperationDeadline.run(.milliseconds(200)) { () async throws -> Int in
-                await Self.ignoringCancellation(for: 3)
+            try await OperationDeadline.run(.milliseconds(200), timers: timers) { () async throws -> Int in
+                started.set()
+                await withTaskCancellationHandler { await Self.waitIgnoringCancellation(until: release) } onCancel: { askedToStop.set() }
                 return 1
             }
         }
-        try? await Task.sleep(for: .milliseconds(20))
+        await Self.waitUntil(started)
         caller.cancel()
+        await Self.waitUntil(askedToStop)
+        // The operation ignores the request; the deadline still answers the caller.
+        timers.fire()
         await #expect(throws: DatabaseTimeoutError.self) { try await caller.value }
-        #expect(ContinuousClock.now - start < .seconds(2))
+        release.set()
     }
 
     @Test func anOperationThatLiftsItsDeadlineInTimeMayTakeLonger() async throws {
-        let value = try await OperationDeadline.run(.milliseconds(100), untilLifted: { deadline in
+        let timers = HandTimers()
+        let value = try await OperationDeadline.run(.milliseconds(100), timers: timers, untilLifted: { deadline in
             #expect(deadline.lift())
-            await Self.ignoringCancellation(for: 0.4)
+            // The deadline's moment comes while the operation still runs; its timer was cancelled, so it never fires.
+            timers.fire()
+            return 7
+        })
+        #expect(value == 7)
+        #expect(timers.cancellations == [true])
+    }
+
+    @Test func aTimerThatFiresAfterTheLiftIsIgnored() async throws {
+        // Cancelling an event loop's timer can come too late for a timer already running.
+        let timers = HandTimers()
+        let value = try await OperationDeadline.run(.milliseconds(100), timers: timers, untilLifted: { deadline in
+            #expect(deadline.lift())
+            timers.fireEvenIfCancelled()
             return 7
         })
         #expect(value == 7)
     }
 
     @Test func anOperationTooLateToLiftItsDeadlineIsToldSo() async {
+        let timers = HandTimers()
+        let started = Flag()
+        let release = Flag()
         let toldLate = Flag()
         let operationEnded = Flag()
-        await #expect(throws: DatabaseTimeoutError.self) {
-            try await OperationDeadline.run(.milliseconds(100), untilLifted: { deadline in
-                await Self.ignoringCancellation(for: 0.3)
+        let caller = Task {
+            try await OperationDeadline.run(.milliseconds(100), timers: timers, untilLifted: { deadline in
+                started.set()
+                await Self.waitIgnoringCancellation(until: release)
                 if !deadline.lift() { toldLate.set() }
                 operationEnded.set()
                 return 1
             })
         }
+        await Self.waitUntil(started)
+        timers.fire()
         // The caller was answered at the deadline; the operation ends later by itself.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !operationEnded.isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        await #expect(throws: DatabaseTimeoutError.self) { try await caller.value }
+        release.set()
+        await Self.waitUntil(operationEnded)
         #expect(toldLate.isSet)
     }
 
-    /// Waits `seconds` whatever happens to the task meanwhile.
-    static func ignoringCancellation(for seconds: Double) async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.resume() }
-        }
+    /// Waits until `flag` is set, for at most 10 s (a test that fails must not hang).
+    static func waitUntil(_ flag: Flag) async {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !flag.isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// As `waitUntil`, carrying on through cancellation, as a query stuck on a dead connection does.
+    static func waitIgnoringCancellation(until flag: Flag) async {
+        await Task.detached { await waitUntil(flag) }.value
     }
 }

@@ -22,8 +22,11 @@ public struct DatabaseTimeoutError: Error, CustomStringConvertible {
 /// 5 % of its CPU re-sorting the heap (docs/benchmarks.md). A timer scheduled on an event loop leaves the loop's
 /// queue when it is cancelled.
 enum OperationDeadline {
-    static func run<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await run(limit, untilLifted: { _ in try await operation() })
+    static func run<T: Sendable>(
+        _ limit: Duration, timers: some DeadlineTimers = EventLoopDeadlineTimers(),
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await run(limit, timers: timers, untilLifted: { _ in try await operation() })
     }
 
     /// As `run`, for an operation of which only the start is bounded: once it has what it was waiting for (a
@@ -31,16 +34,31 @@ enum OperationDeadline {
     /// returns false when the deadline has already passed: the caller has been answered with
     /// `DatabaseTimeoutError`, and the operation should give back what it got and end.
     static func run<T: Sendable>(
-        _ limit: Duration, untilLifted operation: @escaping @Sendable (LiftableDeadline) async throws -> T
+        _ limit: Duration, timers: some DeadlineTimers = EventLoopDeadlineTimers(),
+        untilLifted operation: @escaping @Sendable (LiftableDeadline) async throws -> T
     ) async throws -> T {
         let outcome = OnceOutcome<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                outcome.start(continuation: continuation, limit: limit, operation: operation)
+                outcome.start(continuation: continuation, limit: limit, timers: timers, operation: operation)
             }
         } onCancel: {
             outcome.cancel()
         }
+    }
+}
+
+/// Where the deadlines' timers run. Tests fire them by hand, so that no test of a deadline waits for one.
+protocol DeadlineTimers: Sendable {
+    /// Runs `body` once after `delay`, unless the returned closure cancels it first.
+    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void
+}
+
+/// Timers on the shared event loops: a cancelled one leaves its loop's queue at once.
+struct EventLoopDeadlineTimers: DeadlineTimers {
+    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(delay)) { body() }
+        return { timer.cancel() }
     }
 }
 
@@ -55,33 +73,32 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
     private var work: Task<Void, Never>?
-    private var timer: Scheduled<Void>?
+    private var cancelTimer: (@Sendable () -> Void)?
     private var cancelled = false
     private var lifted = false
+    private var expired = false
 
     func start(
-        continuation: CheckedContinuation<T, any Error>, limit: Duration,
+        continuation: CheckedContinuation<T, any Error>, limit: Duration, timers: some DeadlineTimers,
         operation: @escaping @Sendable (LiftableDeadline) async throws -> T
     ) {
         lock.withLock { self.continuation = continuation }
+        // The timer is stored before the operation starts, so that an operation which ends (or lifts its deadline)
+        // at once finds it to cancel.
+        let cancelTimer = timers.schedule(after: limit) { self.expire(limit: limit) }
+        lock.withLock { self.cancelTimer = cancelTimer }
         let deadline = LiftableDeadline { self.lift() }
         let work = Task {
             let result: Result<T, any Error>
             do { result = .success(try await operation(deadline)) } catch { result = .failure(error) }
             self.finish(result)
         }
-        // Cancelled when the operation finishes first or lifts the deadline.
-        let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
-            self.expire(limit: limit)
-        }
-        let (cancelNow, timerUnneeded) = lock.withLock {
+        let cancelNow = lock.withLock {
             self.work = work
-            self.timer = timer
-            return (cancelled, self.continuation == nil || lifted)
+            // The caller was cancelled, or the deadline passed, before the operation's task was stored.
+            return cancelled || expired
         }
-        // The operation may have ended, or lifted its deadline, before the timer was stored.
-        if timerUnneeded { timer.cancel() }
-        if cancelNow { cancel() }
+        if cancelNow { work.cancel() }
     }
 
     /// The caller was cancelled (e.g. the service is shutting down): the operation is asked to stop, and the
@@ -95,32 +112,39 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
     }
 
     private func lift() -> Bool {
-        let (inTime, timer): (Bool, Scheduled<Void>?) = lock.withLock {
+        let (inTime, cancelTimer): (Bool, (@Sendable () -> Void)?) = lock.withLock {
             guard continuation != nil else { return (false, nil) }
             lifted = true
-            defer { self.timer = nil }
-            return (true, self.timer)
+            defer { self.cancelTimer = nil }
+            return (true, self.cancelTimer)
         }
-        timer?.cancel()
+        cancelTimer?()
         return inTime
     }
 
     private func expire(limit: Duration) {
-        finish(.failure(DatabaseTimeoutError(limit: limit)), unlessLifted: true)
-    }
-
-    private func finish(_ result: Result<T, any Error>, unlessLifted: Bool = false) {
-        let (waiting, work, timer): (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Scheduled<Void>?) = lock.withLock {
+        let (waiting, work): (CheckedContinuation<T, any Error>?, Task<Void, Never>?) = lock.withLock {
             // A lifted deadline's timer may fire before its cancellation takes effect.
-            if unlessLifted && lifted { return (nil, nil, nil) }
-            let waiting = continuation
+            guard !lifted, let waiting = continuation else { return (nil, nil) }
             continuation = nil
-            return (waiting, self.work, self.timer)
+            expired = true
+            return (waiting, self.work)
         }
         guard let waiting else { return }
-        // Whichever ended second is no longer needed: stop the timer, or cancel the stuck operation.
-        timer?.cancel()
-        if case .failure(let error) = result, error is DatabaseTimeoutError { work?.cancel() }
+        // The stuck operation is asked to stop; when its task is not stored yet, `start` asks it.
+        work?.cancel()
+        waiting.resume(throwing: DatabaseTimeoutError(limit: limit))
+    }
+
+    private func finish(_ result: Result<T, any Error>) {
+        let (waiting, cancelTimer): (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) = lock.withLock {
+            let waiting = continuation
+            continuation = nil
+            return (waiting, self.cancelTimer)
+        }
+        guard let waiting else { return }
+        // An operation that ended in time no longer needs its timer.
+        cancelTimer?()
         waiting.resume(with: result)
     }
 }
