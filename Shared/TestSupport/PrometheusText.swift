@@ -1,6 +1,13 @@
+import ExposureCore
+
 /// Reads samples from the Prometheus text format that every service's `/metrics` answers, so that tests can
 /// check what was counted rather than only that a line exists.
 public enum PrometheusText {
+    /// What this process's `/metrics` would answer now: for tests that run a service's parts in the test process.
+    public static func ofThisProcess() -> String {
+        String(decoding: Observability.renderMetrics(), as: UTF8.self)
+    }
+
     /// The value of the sample `name` whose labels include every pair of `labels` (in any order, others allowed);
     /// nil when there is no such sample. The registry is shared by every test in the process, so compare the
     /// value before and after what the test does.

@@ -122,7 +122,7 @@ import Testing
 
     /// The teleTAN counters of this process's registry.
     static func counters() -> (issued: Double, issuanceLimited: Double, failuresLimited: Double) {
-        let text = String(decoding: Observability.renderMetrics(), as: UTF8.self)
+        let text = PrometheusText.ofThisProcess()
         return (
             PrometheusText.count(in: text, name: "verification_teletans_issued_total", labels: ["type": "TEST"]),
             PrometheusText.count(in: text, name: "verification_rate_limited_total", labels: ["limit": "teletan_issuance"]),

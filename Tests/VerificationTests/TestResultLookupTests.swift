@@ -61,7 +61,7 @@ import Testing
 
     /// Verification's counters of ids looked up and of requests sent for them; their ratio is the mean batch.
     static func lookupCounters() -> (lookups: Double, requests: Double) {
-        let text = String(decoding: Observability.renderMetrics(), as: UTF8.self)
+        let text = PrometheusText.ofThisProcess()
         return (
             PrometheusText.count(in: text, name: "verification_testresult_lookups_total"),
             PrometheusText.count(in: text, name: "verification_testresult_requests_total")
