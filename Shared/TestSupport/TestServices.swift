@@ -25,8 +25,11 @@ public enum TestServices {
     }
 
     /// An environment with a manual clock and a seeded random source, for deterministic tests.
+    /// Metrics are bootstrapped first, as `serve` does before it builds a service: the handles a service makes at
+    /// start-up would otherwise count into nothing, and a test reading them would depend on which test ran first.
     public static func environment(clock: ManualClock = ManualClock(), seed: UInt64 = 42) -> ServiceEnvironment {
-        ServiceEnvironment(clock: clock, random: SeededRandomSource(seed: seed), logger: TestLogger.quiet)
+        Observability.bootstrapMetrics()
+        return ServiceEnvironment(clock: clock, random: SeededRandomSource(seed: seed), logger: TestLogger.quiet)
     }
 
     /// Settings from an explicit environment only (no process environment, no flags): tests say what they mean.

@@ -37,7 +37,6 @@ import Testing
                 )
                 // 300 stored and 300 unknown ids, all at once through one request slot.
                 let asked = stored + (300..<600).map { (SecretHash.sha256Hex("guid-\($0)"), 0) }
-                Observability.bootstrapMetrics()
                 let before = Self.lookupCounters()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (id, expected) in asked {
