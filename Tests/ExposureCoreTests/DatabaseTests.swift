@@ -200,6 +200,52 @@ import Testing
         }
     }
 
+    /// SQLite: one connection of the process writes. A second write waits for the first in the process (rather
+    /// than in SQLite's busy handler, which sleeps for milliseconds), and reads go on meanwhile.
+    @Test func sqliteWritesQueueForTheOneWriterWhileReadsGoOn() async throws {
+        try await TestDatabase.sqlite.withFreshDatabase { database in
+            try await database.write { try await $0.raw("CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT)").run() }
+            let events = EventLog()
+            let firstHolds = Flag()
+            let releaseFirst = Flag()
+            let first = Task {
+                try await database.write { connection in
+                    try await connection.raw("INSERT INTO events (name) VALUES ('first')").run()
+                    events.append("first began")
+                    firstHolds.set()
+                    while !releaseFirst.isSet { try await Task.sleep(for: .milliseconds(1)) }
+                    events.append("first ended")
+                }
+            }
+            while !firstHolds.isSet { try await Task.sleep(for: .milliseconds(1)) }
+            let second = Task {
+                try await database.write { connection in
+                    events.append("second began")
+                    try await connection.raw("INSERT INTO events (name) VALUES ('second')").run()
+                }
+            }
+            // A read is answered while the writer is held (WAL: readers do not wait for the writer).
+            let count = try await database.withConnection { connection in
+                try await connection.raw("SELECT COUNT(*) AS n FROM events").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(count == 1)
+            events.append("read answered")
+            // Time for a second write that did not queue to begin (it would, on a connection of its own).
+            try await Task.sleep(for: .milliseconds(50))
+            releaseFirst.set()
+            try await first.value
+            try await second.value
+            #expect(events.entries == ["first began", "read answered", "first ended", "second began"])
+        }
+    }
+
+    final class EventLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [String] = []
+        func append(_ entry: String) { lock.withLock { list.append(entry) } }
+        var entries: [String] { lock.withLock { list } }
+    }
+
     @Test func postgresIsReallyTestedWhenRequired() {
         // CI sets REQUIRE_POSTGRES=1: then the PostgreSQL variants above must be in the run.
         if ProcessInfo.processInfo.environment["REQUIRE_POSTGRES"] == "1" {

@@ -82,13 +82,22 @@ public final class Database: Sendable {
         }
     }
 
-    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// Runs `body` on the connection for writes: on SQLite the one connection of this process that writes, so
+    /// writers queue here, each woken the moment the one before it is done, instead of sleeping in SQLite's busy
+    /// handler for a lock another connection of the same process holds; on PostgreSQL any pooled connection.
+    /// Reads go through `withConnection`, which on SQLite never waits for a writer.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await bounded { try await self.backend.withWriteConnection(body) }
+    }
+
+    /// Runs `body` in one transaction on the connection for writes (`write`): committed when it returns, rolled
+    /// back when it throws.
     ///
-    /// On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`), so two writers queue
-    /// instead of failing with a lock upgrade error.
+    /// On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`), so a writer of another process
+    /// (an operator's command) queues instead of failing with a lock upgrade error.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let dialect = self.dialect
-        return try await withConnection { connection in
+        return try await write { connection in
             try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let result = try await body(connection)
@@ -113,6 +122,7 @@ public final class Database: Sendable {
 
 protocol DatabaseBackend: Sendable {
     func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func withWriteConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     func shutdown() async
 }
 
@@ -169,6 +179,11 @@ final class PostgresBackend: DatabaseBackend {
         }
     }
 
+    /// PostgreSQL locks rows, not the database: writers need no connection of their own.
+    func withWriteConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await withConnection(body)
+    }
+
     func shutdown() async {
         runTask.cancel()
         _ = await runTask.value
@@ -177,13 +192,20 @@ final class PostgresBackend: DatabaseBackend {
 
 // MARK: - SQLite
 
-/// A small pool of SQLite connections. Files use WAL so readers do not wait for the writer.
+/// A small pool of SQLite connections: one that writes and the others for reads. Files use WAL, so readers do not
+/// wait for the writer.
 ///
-/// SQLite calls block a thread (a writer waiting for the file's lock sleeps in `busy_timeout`), so each backend has
-/// a thread per connection of its own: a waiting connection can never starve the one holding the lock, as it could
-/// on NIO's small shared pool.
+/// SQLite lets one connection write at a time. Several writing connections of one process would meet at the file's
+/// lock, where the one that finds it taken sleeps in `busy_timeout` (1, 2, 5, 10 ms and longer) however soon the
+/// lock is free again: registrations waited 30 ms at the median for a lock held a fraction of a millisecond
+/// (docs/benchmarks.md, eighteenth round). With one writing connection they queue in `writer` instead, and each is
+/// woken as the one before it finishes. `busy_timeout` is left for other processes on the same file.
+///
+/// SQLite calls block a thread, so each backend has a thread per connection of its own: a waiting connection can
+/// never starve the one holding the lock, as it could on NIO's small shared pool.
 final class SQLiteBackend: DatabaseBackend {
-    private let pool: AsyncPool<SQLiteConnection>
+    private let readers: AsyncPool<SQLiteConnection>
+    private let writer: AsyncPool<SQLiteConnection>
     private let connections: [SQLiteConnection]
     private let threadPool: NIOThreadPool
     private let logger: Logger
@@ -213,7 +235,13 @@ final class SQLiteBackend: DatabaseBackend {
         }
         self.threadPool = threadPool
         self.connections = opened
-        self.pool = AsyncPool(opened)
+        if opened.count == 1 {
+            // An in-memory database lives in its one connection, which reads and writes.
+            let only = AsyncPool(opened)
+            (self.readers, self.writer) = (only, only)
+        } else {
+            (self.readers, self.writer) = (AsyncPool(Array(opened.dropFirst())), AsyncPool([opened[0]]))
+        }
         self.logger = logger
     }
 
@@ -233,6 +261,16 @@ final class SQLiteBackend: DatabaseBackend {
     }
 
     func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await Self.with(readers, body)
+    }
+
+    func withWriteConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await Self.with(writer, body)
+    }
+
+    private static func with<T: Sendable>(
+        _ pool: AsyncPool<SQLiteConnection>, _ body: @Sendable (any SQLDatabase) async throws -> T
+    ) async throws -> T {
         let connection = try await pool.acquire()
         defer { pool.release(connection) }
         return try await body(connection.sql(queryLogLevel: nil))
