@@ -200,50 +200,52 @@ import Testing
         }
     }
 
-    /// SQLite: one connection of the process writes. A second write waits for the first in the process (rather
-    /// than in SQLite's busy handler, which sleeps for milliseconds), and reads go on meanwhile.
-    @Test func sqliteWritesQueueForTheOneWriterWhileReadsGoOn() async throws {
-        try await TestDatabase.sqlite.withFreshDatabase { database in
-            try await database.write { try await $0.raw("CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT)").run() }
-            let events = EventLog()
-            let firstHolds = Flag()
-            let releaseFirst = Flag()
-            let first = Task {
-                try await database.write { connection in
-                    try await connection.raw("INSERT INTO events (name) VALUES ('first')").run()
-                    events.append("first began")
-                    firstHolds.set()
-                    while !releaseFirst.isSet { try await Task.sleep(for: .milliseconds(1)) }
-                    events.append("first ended")
-                }
+    /// SQLite: the transactions of one process queue for the connection kept for them instead of meeting at the
+    /// file's lock, where the busy handler would sleep and, after `busyTimeout`, fail them; single statements go on
+    /// meanwhile on the other connections.
+    @Test func sqliteTransactionsQueueInTheProcessWhileStatementsGoOn() async throws {
+        try await TestDatabase.sqlite.withFreshDatabaseURL { url in
+            let database = try await Database.connect(url, poolSize: 4, busyTimeout: .milliseconds(20), logger: TestLogger.quiet)
+            let counts: (Int?, Int?)
+            do {
+                counts = try await Self.holdOneTransactionWhileAnotherWaits(on: database)
+            } catch {
+                await database.shutdown()
+                throw error
             }
-            while !firstHolds.isSet { try await Task.sleep(for: .milliseconds(1)) }
-            let second = Task {
-                try await database.write { connection in
-                    events.append("second began")
-                    try await connection.raw("INSERT INTO events (name) VALUES ('second')").run()
-                }
-            }
-            // A read is answered while the writer is held (WAL: readers do not wait for the writer).
-            let count = try await database.withConnection { connection in
-                try await connection.raw("SELECT COUNT(*) AS n FROM events").first()?.decode(column: "n", as: Int.self)
-            }
-            #expect(count == 1)
-            events.append("read answered")
-            // Time for a second write that did not queue to begin (it would, on a connection of its own).
-            try await Task.sleep(for: .milliseconds(50))
-            releaseFirst.set()
-            try await first.value
-            try await second.value
-            #expect(events.entries == ["first began", "read answered", "first ended", "second began"])
+            await database.shutdown()
+            let (readWhileHeld, storedAfter) = counts
+            #expect(readWhileHeld == 0)
+            #expect(storedAfter == 2)
         }
     }
 
-    final class EventLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [String] = []
-        func append(_ entry: String) { lock.withLock { list.append(entry) } }
-        var entries: [String] { lock.withLock { list } }
+    /// The count a statement read while the first transaction was open, and the count after both.
+    static func holdOneTransactionWhileAnotherWaits(on database: Database) async throws -> (Int?, Int?) {
+        let count: @Sendable (any SQLDatabase) async throws -> Int? = {
+            try await $0.raw("SELECT COUNT(*) AS n FROM things").first()?.decode(column: "n", as: Int.self)
+        }
+        try await database.withConnection { try await $0.raw("CREATE TABLE things (name TEXT)").run() }
+        let firstHolds = Flag()
+        let releaseFirst = Flag()
+        let first = Task {
+            try await database.transaction { connection in
+                try await connection.raw("INSERT INTO things (name) VALUES ('first')").run()
+                firstHolds.set()
+                while !releaseFirst.isSet { try await Task.sleep(for: .milliseconds(1)) }
+            }
+        }
+        while !firstHolds.isSet { try await Task.sleep(for: .milliseconds(1)) }
+        let second = Task {
+            try await database.transaction { try await $0.raw("INSERT INTO things (name) VALUES ('second')").run() }
+        }
+        let readWhileHeld = try await database.withConnection(count)
+        // Ten times the busy timeout: a second transaction waiting at the file's lock would have failed by now.
+        try await Task.sleep(for: .milliseconds(200))
+        releaseFirst.set()
+        try await first.value
+        try await second.value
+        return (readWhileHeld, try await database.withConnection(count))
     }
 
     @Test func postgresIsReallyTestedWhenRequired() {

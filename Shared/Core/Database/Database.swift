@@ -39,10 +39,12 @@ public final class Database: Sendable {
     /// requests wait for it that long and then fail, instead of waiting without end. A PostgreSQL connection left
     /// unused for `idleTimeout` is closed (see `PostgresBackend`); SQLite keeps its few connections open.
     /// `preparesStatements` false sends a `PreparedStatement` unnamed, for a connection pooler that does not keep
-    /// prepared statements.
+    /// prepared statements. `busyTimeout` is how long an SQLite statement waits for the file's write lock, held by
+    /// another connection, before it fails.
     public static func connect(
         _ url: DatabaseURL, poolSize: Int = 8, operationTimeout: Duration = .seconds(30),
-        idleTimeout: Duration = Database.defaultIdleTimeout, preparesStatements: Bool = true, logger: Logger
+        idleTimeout: Duration = Database.defaultIdleTimeout, preparesStatements: Bool = true,
+        busyTimeout: Duration = .seconds(10), logger: Logger
     ) async throws -> Database {
         switch url {
         case .postgres(let text):
@@ -53,11 +55,13 @@ public final class Database: Sendable {
         case .sqliteFile(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let backend = try await SQLiteBackend(storage: .file(path: path), poolSize: max(1, min(poolSize, 4)), logger: logger)
+            let backend = try await SQLiteBackend(
+                storage: .file(path: path), poolSize: max(1, min(poolSize, 4)), busyTimeout: busyTimeout, logger: logger
+            )
             return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend)
         case .sqliteMemory:
             // An in-memory database lives in its one connection: a pool of one.
-            let backend = try await SQLiteBackend(storage: .memory, poolSize: 1, logger: logger)
+            let backend = try await SQLiteBackend(storage: .memory, poolSize: 1, busyTimeout: busyTimeout, logger: logger)
             return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend)
         }
     }
@@ -82,30 +86,25 @@ public final class Database: Sendable {
         }
     }
 
-    /// Runs `body` on the connection for writes: on SQLite the one connection of this process that writes, so
-    /// writers queue here, each woken the moment the one before it is done, instead of sleeping in SQLite's busy
-    /// handler for a lock another connection of the same process holds; on PostgreSQL any pooled connection.
-    /// Reads go through `withConnection`, which on SQLite never waits for a writer.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await bounded { try await self.backend.withWriteConnection(body) }
-    }
-
-    /// Runs `body` in one transaction on the connection for writes (`write`): committed when it returns, rolled
-    /// back when it throws.
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     ///
-    /// On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`), so a writer of another process
-    /// (an operator's command) queues instead of failing with a lock upgrade error.
+    /// On SQLite every transaction of this process runs on one connection kept for them, so transactions queue
+    /// here, each woken the moment the one before it ends, instead of sleeping in SQLite's busy handler for the
+    /// file's write lock (see `SQLiteBackend`). The transaction takes that lock at once (`BEGIN IMMEDIATE`), so a
+    /// writer of another process (an operator's command) waits for it instead of failing with a lock upgrade error.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let dialect = self.dialect
-        return try await write { connection in
-            try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
-            do {
-                let result = try await body(connection)
-                try await connection.raw("COMMIT").run()
-                return result
-            } catch {
-                try? await connection.raw("ROLLBACK").run()
-                throw error
+        return try await bounded {
+            try await self.backend.withTransactionConnection { connection in
+                try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+                do {
+                    let result = try await body(connection)
+                    try await connection.raw("COMMIT").run()
+                    return result
+                } catch {
+                    try? await connection.raw("ROLLBACK").run()
+                    throw error
+                }
             }
         }
     }
@@ -122,7 +121,7 @@ public final class Database: Sendable {
 
 protocol DatabaseBackend: Sendable {
     func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
-    func withWriteConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func withTransactionConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     func shutdown() async
 }
 
@@ -179,8 +178,8 @@ final class PostgresBackend: DatabaseBackend {
         }
     }
 
-    /// PostgreSQL locks rows, not the database: writers need no connection of their own.
-    func withWriteConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    /// PostgreSQL locks rows, not the database: transactions need no connection of their own.
+    func withTransactionConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await withConnection(body)
     }
 
@@ -192,25 +191,29 @@ final class PostgresBackend: DatabaseBackend {
 
 // MARK: - SQLite
 
-/// A small pool of SQLite connections: one that writes and the others for reads. Files use WAL, so readers do not
-/// wait for the writer.
+/// A small pool of SQLite connections: one kept for transactions, the others for single statements. Files use WAL,
+/// so reads do not wait for writes.
 ///
-/// SQLite lets one connection write at a time. Several writing connections of one process would meet at the file's
-/// lock, where the one that finds it taken sleeps in `busy_timeout` (1, 2, 5, 10 ms and longer) however soon the
-/// lock is free again: registrations waited 30 ms at the median for a lock held a fraction of a millisecond
-/// (docs/benchmarks.md, eighteenth round). With one writing connection they queue in `writer` instead, and each is
-/// woken as the one before it finishes. `busy_timeout` is left for other processes on the same file.
+/// SQLite lets one connection write at a time, and a connection that finds the file's write lock taken sleeps in
+/// `busy_timeout` (1, 2, 5, 10 ms and longer) however soon the lock is free again. A transaction holds the lock
+/// from `BEGIN IMMEDIATE` to `COMMIT`, across several round trips to this thread pool and, for a submission, a call
+/// to another service: other transactions of the process that met it slept, and registrations with a median of
+/// 20 ms had a p99 of 80–140 ms (docs/benchmarks.md, eighteenth round). On one connection they queue in the process
+/// instead, and each starts the moment the one before it ends. Single statements, writes among them, hold the lock
+/// for one step only and keep the other connections: put through the one connection as well, they would wait for
+/// each other's round trips, and TAN issuance lost a quarter of its throughput. `busy_timeout` is left for what
+/// still meets at the lock: a statement and a transaction, and other processes on the same file.
 ///
 /// SQLite calls block a thread, so each backend has a thread per connection of its own: a waiting connection can
 /// never starve the one holding the lock, as it could on NIO's small shared pool.
 final class SQLiteBackend: DatabaseBackend {
-    private let readers: AsyncPool<SQLiteConnection>
-    private let writer: AsyncPool<SQLiteConnection>
+    private let statements: AsyncPool<SQLiteConnection>
+    private let transactions: AsyncPool<SQLiteConnection>
     private let connections: [SQLiteConnection]
     private let threadPool: NIOThreadPool
     private let logger: Logger
 
-    init(storage: SQLiteConnection.Storage, poolSize: Int, logger: Logger) async throws {
+    init(storage: SQLiteConnection.Storage, poolSize: Int, busyTimeout: Duration, logger: Logger) async throws {
         let threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
         var opened: [SQLiteConnection] = []
@@ -220,7 +223,7 @@ final class SQLiteBackend: DatabaseBackend {
                     storage: storage, threadPool: threadPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any()
                 )
                 opened.append(connection)
-                _ = try await connection.query("PRAGMA busy_timeout = 10000")
+                _ = try await connection.query("PRAGMA busy_timeout = \(Int(busyTimeout / .milliseconds(1)))")
                 _ = try await connection.query("PRAGMA foreign_keys = ON")
                 if case .file = storage {
                     try await Self.enableWAL(connection)
@@ -236,11 +239,11 @@ final class SQLiteBackend: DatabaseBackend {
         self.threadPool = threadPool
         self.connections = opened
         if opened.count == 1 {
-            // An in-memory database lives in its one connection, which reads and writes.
+            // An in-memory database lives in its one connection, which serves everything.
             let only = AsyncPool(opened)
-            (self.readers, self.writer) = (only, only)
+            (self.statements, self.transactions) = (only, only)
         } else {
-            (self.readers, self.writer) = (AsyncPool(Array(opened.dropFirst())), AsyncPool([opened[0]]))
+            (self.statements, self.transactions) = (AsyncPool(Array(opened.dropFirst())), AsyncPool([opened[0]]))
         }
         self.logger = logger
     }
@@ -261,11 +264,11 @@ final class SQLiteBackend: DatabaseBackend {
     }
 
     func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await Self.with(readers, body)
+        try await Self.with(statements, body)
     }
 
-    func withWriteConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await Self.with(writer, body)
+    func withTransactionConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await Self.with(transactions, body)
     }
 
     private static func with<T: Sendable>(

@@ -34,7 +34,7 @@ public struct AuditLog: Sendable {
     }
 
     public func record(_ entry: AuditEntry) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 INSERT INTO portal_audit_log (officer, source, occurred_at, teletan_type, health_authority, outcome)
                 VALUES (\(bind: entry.officer), \(bind: entry.source.rawValue), \(bind: entry.occurredAt),

@@ -18,7 +18,7 @@ public struct OIDCLoginStore: Sendable {
     }
 
     public func save(stateHash: String, _ login: PendingOIDCLogin) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 INSERT INTO portal_oidc_logins (state_hash, nonce, code_verifier, created_at)
                 VALUES (\(bind: stateHash), \(bind: login.nonce), \(bind: login.codeVerifier), \(bind: login.createdAt))
@@ -28,7 +28,7 @@ public struct OIDCLoginStore: Sendable {
 
     /// Removes and returns the pending login, if there is one: a replayed callback finds nothing.
     public func take(stateHash: String) async throws -> PendingOIDCLogin? {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 DELETE FROM portal_oidc_logins WHERE state_hash = \(bind: stateHash) RETURNING nonce, code_verifier, created_at
                 """).first().map { row in
@@ -42,7 +42,7 @@ public struct OIDCLoginStore: Sendable {
     }
 
     public func deleteStarted(before cutoff: Date) async throws -> Int {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("DELETE FROM portal_oidc_logins WHERE created_at < \(bind: cutoff.epochSeconds) RETURNING state_hash").all().count
         }
     }

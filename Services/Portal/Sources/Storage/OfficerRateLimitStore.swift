@@ -22,7 +22,7 @@ public struct OfficerRateLimitStore: Sendable {
     public func claim(officer: String, now: Date, interval: Duration) async throws -> Claim {
         let nowSeconds = now.epochSeconds
         let until = nowSeconds + Int64(interval.seconds.rounded(.up))
-        return try await database.write { connection in
+        return try await database.withConnection { connection in
             let granted = try await connection.raw("""
                 INSERT INTO portal_rate_limits (officer, next_allowed_at) VALUES (\(bind: officer), \(bind: until))
                 ON CONFLICT (officer) DO UPDATE SET next_allowed_at = excluded.next_allowed_at
@@ -38,7 +38,7 @@ public struct OfficerRateLimitStore: Sendable {
     /// Gives a granted slot back when no teleTAN came of it (verification refused or was down): the
     /// officer did nothing wrong and may try again at once.
     public func release(officer: String, claimed until: Int64, now: Date) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 UPDATE portal_rate_limits SET next_allowed_at = \(bind: now.epochSeconds)
                 WHERE officer = \(bind: officer) AND next_allowed_at = \(bind: until)
@@ -47,7 +47,7 @@ public struct OfficerRateLimitStore: Sendable {
     }
 
     public func deleteExpired(now: Date) async throws -> Int {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("DELETE FROM portal_rate_limits WHERE next_allowed_at <= \(bind: now.epochSeconds) RETURNING officer").all().count
         }
     }

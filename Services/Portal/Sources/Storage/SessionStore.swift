@@ -30,7 +30,7 @@ public struct SessionStore: Sendable {
     }
 
     public func create(_ session: PortalSession) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 INSERT INTO portal_sessions (id_hash, officer, roles, source, csrf_token, created_at, expires_at,
                                              access_token, access_token_expires_at, refresh_token)
@@ -75,7 +75,7 @@ public struct SessionStore: Sendable {
 
     /// Stores refreshed provider tokens.
     public func updateTokens(idHash: String, _ tokens: OIDCSessionTokens) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 UPDATE portal_sessions SET access_token = \(bind: tokens.accessToken),
                     access_token_expires_at = \(bind: tokens.accessTokenExpiresAt), refresh_token = \(bind: tokens.refreshToken)
@@ -85,7 +85,7 @@ public struct SessionStore: Sendable {
     }
 
     public func delete(idHash: String) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("DELETE FROM portal_sessions WHERE id_hash = \(bind: idHash)").run()
         }
     }
@@ -93,7 +93,7 @@ public struct SessionStore: Sendable {
     /// Ends every session of a local account (after it is disabled or its password changes); returns how many.
     @discardableResult
     public func deleteAll(localOfficer name: String) async throws -> Int {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 DELETE FROM portal_sessions WHERE source = \(bind: Officer.Source.local.rawValue) AND officer = \(bind: name)
                 RETURNING id_hash
@@ -103,7 +103,7 @@ public struct SessionStore: Sendable {
 
     /// Removes expired sessions; returns how many.
     public func deleteExpired(now: Date) async throws -> Int {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("DELETE FROM portal_sessions WHERE expires_at <= \(bind: now.epochSeconds) RETURNING id_hash").all().count
         }
     }

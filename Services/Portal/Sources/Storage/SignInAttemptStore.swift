@@ -22,7 +22,7 @@ public struct SignInAttemptStore: Sendable {
         let nameHash = SecretHash.sha256Hex(name)
         let nowSeconds = now.epochSeconds
         let ended = throttle.expiredWindowStart(now: now)
-        return try await database.write { connection in
+        return try await database.withConnection { connection in
             let row = try await connection.raw("""
                 INSERT INTO portal_sign_in_attempts (name_hash, attempts, window_start) VALUES (\(bind: nameHash), 1, \(bind: nowSeconds))
                 ON CONFLICT (name_hash) DO UPDATE SET
@@ -42,13 +42,13 @@ public struct SignInAttemptStore: Sendable {
     /// Closes the name's window: after a successful sign-in, or when an administrator enables the account or
     /// sets a new password, so that the officer need not wait out attempts spent on the old one.
     public func reset(name: String) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("DELETE FROM portal_sign_in_attempts WHERE name_hash = \(bind: SecretHash.sha256Hex(name))").run()
         }
     }
 
     public func deleteExpired(now: Date, throttle: SignInThrottle) async throws -> Int {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 DELETE FROM portal_sign_in_attempts WHERE window_start <= \(bind: throttle.expiredWindowStart(now: now)) RETURNING name_hash
                 """).all().count

@@ -23,7 +23,7 @@ public struct UserStore: Sendable {
 
     /// Adds an account; false when the name is taken.
     public func add(name: String, passwordHash: String, roles: Set<String>, now: Date) async throws -> Bool {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 INSERT INTO portal_users (name, password_hash, roles, disabled_at, created_at, updated_at)
                 VALUES (\(bind: name), \(bind: passwordHash), \(bind: RoleList.encode(roles)), NULL, \(bind: now.epochSeconds), \(bind: now.epochSeconds))
@@ -49,7 +49,7 @@ public struct UserStore: Sendable {
 
     /// Disables (or re-enables) an account; false when there is no such account.
     public func setDisabled(name: String, _ disabled: Bool, now: Date) async throws -> Bool {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             let disabledAt: Int64? = disabled ? now.epochSeconds : nil
             return try await connection.raw("""
                 UPDATE portal_users SET disabled_at = \(bind: disabledAt), updated_at = \(bind: now.epochSeconds)
@@ -60,7 +60,7 @@ public struct UserStore: Sendable {
 
     /// Replaces the password hash; false when there is no such account.
     public func setPassword(name: String, passwordHash: String, now: Date) async throws -> Bool {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 UPDATE portal_users SET password_hash = \(bind: passwordHash), updated_at = \(bind: now.epochSeconds)
                 WHERE name = \(bind: name) RETURNING name

@@ -28,7 +28,7 @@ public struct LabCredentialStore: Sendable {
     }
 
     public func add(labID: String, keyHash: String, kind: LabCredentialKind = .apiKey, now: Date) async throws {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 INSERT INTO lab_credentials (key_hash, lab_id, created_at, revoked_at, kind)
                 VALUES (\(bind: keyHash), \(bind: labID), \(bind: now.epochSeconds), NULL, \(bind: kind.rawValue))
@@ -62,7 +62,7 @@ public struct LabCredentialStore: Sendable {
 
     /// Revokes every active credential of a lab (keys and certificates); returns how many.
     public func revoke(labID: String, now: Date) async throws -> Int {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await connection.raw("""
                 UPDATE lab_credentials SET revoked_at = \(bind: now.epochSeconds)
                 WHERE lab_id = \(bind: labID) AND revoked_at IS NULL RETURNING key_hash

@@ -41,7 +41,7 @@ public struct TanStore: Sendable {
     /// Stores a TAN for a registration token; false when the token already has one (the unique constraint
     /// decides between concurrent requests).
     public func issue(tanHash: String, tokenHash: String, source: SessionSource, type: TeleTANType?, validUntil: Date, now: Date) async throws -> Bool {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await !connection.raw("""
                 INSERT INTO tans (tan_hash, registration_token_hash, source, teletan_type, valid_until, created_at, redeemed_at)
                 VALUES (\(bind: tanHash), \(bind: tokenHash), \(bind: source.rawValue), \(bind: type?.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL)
@@ -70,7 +70,7 @@ public struct TanStore: Sendable {
         guard let latest = batch.map(\.now).max() else { return [] }
         let timestamp = latest.epochSeconds
         let hashes = Array(Set(batch.map(\.tanHash)))
-        var unclaimed: [String: RedeemedTAN] = try await database.write { connection in
+        var unclaimed: [String: RedeemedTAN] = try await database.withConnection { connection in
             let rows = try await connection.execute(
                 Redemption.Update.self, binds: [timestamp, hashes],
                 otherwise: """

@@ -10,7 +10,7 @@ public struct TeleTANStore: Sendable {
 
     /// Stores a new teleTAN's hash; false on the (astronomically unlikely) collision with a live one.
     public func insert(hash: String, type: TeleTANType, validUntil: Date, now: Date) async throws -> Bool {
-        try await database.write { connection in
+        try await database.withConnection { connection in
             try await !connection.raw("""
                 INSERT INTO teletans (teletan_hash, type, valid_until, created_at, redeemed_at)
                 VALUES (\(bind: hash), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL)
