@@ -67,23 +67,12 @@ import Testing
     }
 
     @Test func aStuckOperationFailsAtTheDeadlineAndIsAskedToStop() async throws {
-        let timers = HandTimers()
-        let started = Flag()
-        let askedToStop = Flag()
-        let release = Flag()
-        let caller = Task {
-            try await OperationDeadline.run(.milliseconds(100), timers: timers) { () async throws -> Int in
-                started.set()
-                // A query on a connection the server closed under it: it notices cancellation but does not end.
-                await withTaskCancellationHandler { await Self.waitIgnoringCancellation(until: release) } onCancel: { askedToStop.set() }
-                return 1
-            }
-        }
-        await Self.waitUntil(started)
-        timers.fire()
-        await #expect(throws: DatabaseTimeoutError.self) { try await caller.value }
-        #expect(askedToStop.isSet)
-        release.set()
+        let stuck = StuckOperation()
+        await Self.waitUntil(stuck.started)
+        stuck.timers.fire()
+        await #expect(throws: DatabaseTimeoutError.self) { try await stuck.caller.value }
+        #expect(stuck.askedToStop.isSet)
+        stuck.release.set()
     }
 
     @Test func aDeadlineThatPassesBeforeTheOperationStartsStillAnswersAndStopsIt() async {
@@ -105,24 +94,14 @@ import Testing
     }
 
     @Test func aCancelledCallerOfAStuckOperationStillGetsAnAnswerAtTheDeadline() async {
-        let timers = HandTimers()
-        let started = Flag()
-        let askedToStop = Flag()
-        let release = Flag()
-        let caller = Task {
-            try await OperationDeadline.run(.milliseconds(200), timers: timers) { () async throws -> Int in
-                started.set()
-                await withTaskCancellationHandler { await Self.waitIgnoringCancellation(until: release) } onCancel: { askedToStop.set() }
-                return 1
-            }
-        }
-        await Self.waitUntil(started)
-        caller.cancel()
-        await Self.waitUntil(askedToStop)
+        let stuck = StuckOperation()
+        await Self.waitUntil(stuck.started)
+        stuck.caller.cancel()
+        await Self.waitUntil(stuck.askedToStop)
         // The operation ignores the request; the deadline still answers the caller.
-        timers.fire()
-        await #expect(throws: DatabaseTimeoutError.self) { try await caller.value }
-        release.set()
+        stuck.timers.fire()
+        await #expect(throws: DatabaseTimeoutError.self) { try await stuck.caller.value }
+        stuck.release.set()
     }
 
     @Test func anOperationThatLiftsItsDeadlineInTimeMayTakeLonger() async throws {
@@ -170,6 +149,31 @@ import Testing
         release.set()
         await Self.waitUntil(operationEnded)
         #expect(toldLate.isSet)
+    }
+
+    /// A caller of an operation stuck like a query on a connection the server closed under it: the operation
+    /// notices cancellation (`askedToStop`) but ends only when the test sets `release`.
+    struct StuckOperation {
+        let timers = HandTimers()
+        let started = Flag()
+        let askedToStop = Flag()
+        let release = Flag()
+        let caller: Task<Int, any Error>
+
+        init() {
+            let (timers, started, askedToStop, release) = (self.timers, self.started, self.askedToStop, self.release)
+            caller = Task {
+                try await OperationDeadline.run(.milliseconds(100), timers: timers) { () async throws -> Int in
+                    started.set()
+                    await withTaskCancellationHandler {
+                        await OperationDeadlineTests.waitIgnoringCancellation(until: release)
+                    } onCancel: {
+                        askedToStop.set()
+                    }
+                    return 1
+                }
+            }
+        }
     }
 
     /// Waits until `flag` is set, for at most 10 s (a test that fails must not hang).
