@@ -76,7 +76,6 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
     private var cancelTimer: (@Sendable () -> Void)?
     private var cancelled = false
     private var lifted = false
-    private var expired = false
 
     func start(
         continuation: CheckedContinuation<T, any Error>, limit: Duration, timers: some DeadlineTimers,
@@ -95,8 +94,9 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
         }
         let cancelNow = lock.withLock {
             self.work = work
-            // The caller was cancelled, or the deadline passed, before the operation's task was stored.
-            return cancelled || expired
+            // The caller was cancelled, or the deadline passed, before the operation's task was stored (an
+            // operation that has already ended is not disturbed by the cancellation).
+            return cancelled || self.continuation == nil
         }
         if cancelNow { work.cancel() }
     }
@@ -127,7 +127,6 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
             // A lifted deadline's timer may fire before its cancellation takes effect.
             guard !lifted, let waiting = continuation else { return (nil, nil) }
             continuation = nil
-            expired = true
             return (waiting, self.work)
         }
         guard let waiting else { return }
