@@ -10,10 +10,11 @@ import Testing
     struct Refused: Error {}
 
     /// The timers a deadline scheduled, each fired when the test says, and whether it was cancelled.
-    final class HandTimers: DeadlineTimers, @unchecked Sendable {
+    final class HandTimers: MonotonicTimers, @unchecked Sendable {
         private let lock = NSLock()
         private var bodies: [@Sendable () -> Void] = []
         private var cancelled: [Bool] = []
+        private var instants: [ContinuousClock.Instant] = []
         /// Runs inside `schedule`, before the operation has started.
         private let whenScheduled: @Sendable (HandTimers) -> Void
 
@@ -21,10 +22,15 @@ import Testing
             self.whenScheduled = whenScheduled
         }
 
-        func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        /// Time stands still: the deadline passes when the test fires its timer.
+        func now() -> ContinuousClock.Instant { Self.origin }
+        private static let origin = ContinuousClock.now
+
+        func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
             let index = lock.withLock {
                 bodies.append(body)
                 cancelled.append(false)
+                instants.append(instant)
                 return bodies.count - 1
             }
             whenScheduled(self)
@@ -33,6 +39,8 @@ import Testing
 
         var count: Int { lock.withLock { bodies.count } }
         var cancellations: [Bool] { lock.withLock { cancelled } }
+        /// How far from the standing clock each timer was due: the deadline each operation was given.
+        var delays: [Duration] { lock.withLock { instants.map { $0 - Self.origin } } }
 
         /// Fires the only timer, as the event loop would at the deadline (a cancelled timer never fires there).
         func fire() {
@@ -54,6 +62,7 @@ import Testing
         let timers = HandTimers()
         let value = try await OperationDeadline.run(.seconds(5), timers: timers) { 42 }
         #expect(value == 42)
+        #expect(timers.delays == [.seconds(5)])
         // A timer left behind would sit in the event loop's queue for the whole limit, one per query.
         #expect(timers.cancellations == [true])
     }

@@ -7,18 +7,24 @@ import Testing
 /// when the test says, at the instant it says, so lateness and stalls are exact rather than hoped for.
 @Suite struct ReleaseTickerTests {
     /// A clock that moves only when a tick is run, and the one tick the ticker has scheduled.
-    final class HandDrivenScheduler: TickScheduler, @unchecked Sendable {
+    final class HandDrivenTimers: MonotonicTimers, @unchecked Sendable {
         let origin = ContinuousClock.now
         private let lock = NSLock()
         private var current: ContinuousClock.Instant
-        private var scheduled: [(at: ContinuousClock.Instant, body: @Sendable () -> Void)] = []
+        private var scheduled: [(id: Int, at: ContinuousClock.Instant, body: @Sendable () -> Void)] = []
+        private var lastID = 0
 
         init() { current = origin }
 
         func now() -> ContinuousClock.Instant { lock.withLock { current } }
 
-        func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) {
-            lock.withLock { scheduled.append((instant, body)) }
+        func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+            let id = lock.withLock {
+                lastID += 1
+                scheduled.append((lastID, instant, body))
+                return lastID
+            }
+            return { self.lock.withLock { self.scheduled.removeAll { $0.id == id } } }
         }
 
         func instant(_ milliseconds: Double) -> ContinuousClock.Instant {
@@ -33,7 +39,7 @@ import Testing
         /// Moves the clock to `milliseconds` after the origin and runs the scheduled tick there: late when that is
         /// after the tick was due.
         func runTick(at milliseconds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
-            let tick: (at: ContinuousClock.Instant, body: @Sendable () -> Void)? = lock.withLock {
+            let tick: (id: Int, at: ContinuousClock.Instant, body: @Sendable () -> Void)? = lock.withLock {
                 current = instant(milliseconds)
                 return scheduled.isEmpty ? nil : scheduled.removeFirst()
             }
@@ -46,15 +52,15 @@ import Testing
         }
     }
 
-    let scheduler = HandDrivenScheduler()
+    let timers = HandDrivenTimers()
     let ticker: ReleaseTicker
 
-    init() { ticker = ReleaseTicker(scheduler: scheduler) }
+    init() { ticker = ReleaseTicker(timers: timers) }
 
     /// Starts an answer waiting for `milliseconds` after the origin, and returns once the ticker holds it.
     func answerWaiting(until milliseconds: Double) async -> Task<ContinuousClock.Instant, Never> {
         let before = ticker.waiting
-        let deadline = scheduler.instant(milliseconds)
+        let deadline = timers.instant(milliseconds)
         let task = Task { [ticker] in await ticker.wait(until: deadline) }
         while ticker.waiting == before { await Task.yield() }
         return task
@@ -62,20 +68,20 @@ import Testing
 
     @Test func anAnswerLeavesOnTheFirstTickAtOrAfterItsDeadline() async {
         let answer = await answerWaiting(until: 2.5)
-        #expect(scheduler.pending == [1])
-        scheduler.runTick(at: 1)
-        scheduler.runTick(at: 2)
+        #expect(timers.pending == [1])
+        timers.runTick(at: 1)
+        timers.runTick(at: 2)
         #expect(ticker.waiting == 1)
-        scheduler.runTick(at: 3)
+        timers.runTick(at: 3)
         #expect(ticker.waiting == 0)
-        #expect(await answer.value == scheduler.instant(3), "it leaves with the instant of its tick")
+        #expect(await answer.value == timers.instant(3), "it leaves with the instant of its tick")
     }
 
     @Test func anAnswerWhoseDeadlineHasPassedStillWaitsForATick() async {
         let answer = await answerWaiting(until: -5)
         #expect(ticker.waiting == 1)
-        scheduler.runTick(at: 1)
-        #expect(await answer.value == scheduler.instant(1))
+        timers.runTick(at: 1)
+        #expect(await answer.value == timers.instant(1))
     }
 
     @Test func answersDueTogetherLeaveOnOneTickAndLaterOnesStay() async {
@@ -83,37 +89,37 @@ import Testing
         let later = await answerWaiting(until: 1.5)
         let second = await answerWaiting(until: 0.2)
         let atTheTick = await answerWaiting(until: 1)
-        scheduler.runTick(at: 1)
+        timers.runTick(at: 1)
         #expect(ticker.waiting == 1)
         for released in [first, second, atTheTick] {
-            #expect(await released.value == scheduler.instant(1))
+            #expect(await released.value == timers.instant(1))
         }
-        scheduler.runTick(at: 2)
-        #expect(await later.value == scheduler.instant(2))
+        timers.runTick(at: 2)
+        #expect(await later.value == timers.instant(2))
     }
 
     @Test func aLateTickDelaysOnlyItself() async {
         let answer = await answerWaiting(until: 0.5)
-        scheduler.runTick(at: 1.4)
-        #expect(await answer.value == scheduler.instant(1.4))
-        #expect(scheduler.pending == [2], "the next tick stays on the grid, not 1 ms after the late one")
-        scheduler.runTick(at: 2.9)
-        #expect(scheduler.pending == [3])
+        timers.runTick(at: 1.4)
+        #expect(await answer.value == timers.instant(1.4))
+        #expect(timers.pending == [2], "the next tick stays on the grid, not 1 ms after the late one")
+        timers.runTick(at: 2.9)
+        #expect(timers.pending == [3])
     }
 
     @Test func afterAStallTheMissedTicksAreSkippedAndTheGridKept() async {
         let answer = await answerWaiting(until: 3)
-        scheduler.runTick(at: 5.3)
-        #expect(await answer.value == scheduler.instant(5.3))
-        #expect(scheduler.pending == [6], "one tick, the next on the grid, not a burst of the missed ones")
-        scheduler.runTick(at: 9)
-        #expect(scheduler.pending == [10], "a tick exactly on a later instant of the grid skips to the one after")
+        timers.runTick(at: 5.3)
+        #expect(await answer.value == timers.instant(5.3))
+        #expect(timers.pending == [6], "one tick, the next on the grid, not a burst of the missed ones")
+        timers.runTick(at: 9)
+        #expect(timers.pending == [10], "a tick exactly on a later instant of the grid skips to the one after")
     }
 
     @Test func theGridArithmetic() {
-        let origin = scheduler.origin
+        let origin = timers.origin
         func tick(_ previous: Double, _ now: Double) -> Double {
-            (ReleaseTicker.tick(after: scheduler.instant(previous), now: scheduler.instant(now)) - origin) / .milliseconds(1)
+            (ReleaseTicker.tick(after: timers.instant(previous), now: timers.instant(now)) - origin) / .milliseconds(1)
         }
         #expect(tick(1, 1) == 2)
         #expect(tick(1, 1.999) == 2)
@@ -125,23 +131,23 @@ import Testing
     @Test func theClockStopsASecondAfterTheLastAnswerAndRestartsOnTheNext() async {
         let answer = await answerWaiting(until: 0.5)
         for millisecond in 1...ReleaseTicker.idleTicksBeforeStopping {
-            scheduler.runTick(at: Double(millisecond))
+            timers.runTick(at: Double(millisecond))
         }
         _ = await answer.value
-        #expect(scheduler.pending.isEmpty, "no tick after a thousand without an answer waiting")
+        #expect(timers.pending.isEmpty, "no tick after a thousand without an answer waiting")
 
         let next = await answerWaiting(until: 0)
-        #expect(scheduler.pending == [1_001], "a new grid starts a tick after the clock restarts")
-        scheduler.runTick(at: 1_001)
-        #expect(await next.value == scheduler.instant(1_001))
+        #expect(timers.pending == [1_001], "a new grid starts a tick after the clock restarts")
+        timers.runTick(at: 1_001)
+        #expect(await next.value == timers.instant(1_001))
     }
 
     @Test func anAnswerWaitingKeepsTheClockGoing() async {
         let answer = await answerWaiting(until: 1_500)
         for millisecond in 1...1_500 {
-            scheduler.runTick(at: Double(millisecond))
+            timers.runTick(at: Double(millisecond))
         }
-        #expect(await answer.value == scheduler.instant(1_500))
-        #expect(scheduler.pending == [1_501])
+        #expect(await answer.value == timers.instant(1_500))
+        #expect(timers.pending == [1_501])
     }
 }

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 
 /// A database operation that took longer than the service allows; the request fails (5xx) instead of waiting on.
 public struct DatabaseTimeoutError: Error, CustomStringConvertible {
@@ -23,7 +21,7 @@ public struct DatabaseTimeoutError: Error, CustomStringConvertible {
 /// queue when it is cancelled.
 enum OperationDeadline {
     static func run<T: Sendable>(
-        _ limit: Duration, timers: some DeadlineTimers = EventLoopDeadlineTimers(),
+        _ limit: Duration, timers: some MonotonicTimers = EventLoopTimers.shared,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await run(limit, timers: timers, untilLifted: { _ in try await operation() })
@@ -34,7 +32,7 @@ enum OperationDeadline {
     /// returns false when the deadline has already passed: the caller has been answered with
     /// `DatabaseTimeoutError`, and the operation should give back what it got and end.
     static func run<T: Sendable>(
-        _ limit: Duration, timers: some DeadlineTimers = EventLoopDeadlineTimers(),
+        _ limit: Duration, timers: some MonotonicTimers = EventLoopTimers.shared,
         untilLifted operation: @escaping @Sendable (LiftableDeadline) async throws -> T
     ) async throws -> T {
         let outcome = OnceOutcome<T>()
@@ -45,20 +43,6 @@ enum OperationDeadline {
         } onCancel: {
             outcome.cancel()
         }
-    }
-}
-
-/// Where the deadlines' timers run. Tests fire them by hand, so that no test of a deadline waits for one.
-protocol DeadlineTimers: Sendable {
-    /// Runs `body` once after `delay`, unless the returned closure cancels it first.
-    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void
-}
-
-/// Timers on the shared event loops: a cancelled one leaves its loop's queue at once.
-struct EventLoopDeadlineTimers: DeadlineTimers {
-    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-        let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(delay)) { body() }
-        return { timer.cancel() }
     }
 }
 
@@ -78,7 +62,7 @@ private final class OnceOutcome<T: Sendable>: @unchecked Sendable {
     private var lifted = false
 
     func start(
-        continuation: CheckedContinuation<T, any Error>, limit: Duration, timers: some DeadlineTimers,
+        continuation: CheckedContinuation<T, any Error>, limit: Duration, timers: some MonotonicTimers,
         operation: @escaping @Sendable (LiftableDeadline) async throws -> T
     ) {
         lock.withLock { self.continuation = continuation }

@@ -16,11 +16,11 @@ import NIOPosix
 final class ReleaseTicker: @unchecked Sendable {
     typealias Instant = ContinuousClock.Instant
 
-    static let shared = ReleaseTicker(scheduler: EventLoopTickScheduler(loop: MultiThreadedEventLoopGroup.singleton.next()))
+    static let shared = ReleaseTicker(timers: EventLoopTimers(loops: MultiThreadedEventLoopGroup.singleton.next()))
     static let interval: Duration = .milliseconds(1)
     static let idleTicksBeforeStopping = 1_000
 
-    private let scheduler: any TickScheduler
+    private let timers: any MonotonicTimers
     private let lock = NSLock()
     /// Ordered by deadline, the latest first, so that the due ones are taken from the end.
     private var waiters: [(deadline: Instant, continuation: CheckedContinuation<Instant, Never>)] = []
@@ -28,8 +28,8 @@ final class ReleaseTicker: @unchecked Sendable {
     private var nextTick: Instant?
     private var idleTicks = 0
 
-    init(scheduler: any TickScheduler) {
-        self.scheduler = scheduler
+    init(timers: any MonotonicTimers) {
+        self.timers = timers
     }
 
     /// How many answers wait for a tick.
@@ -49,7 +49,7 @@ final class ReleaseTicker: @unchecked Sendable {
                 waiters.insert((deadline, continuation), at: low)
                 idleTicks = 0
                 if nextTick == nil {
-                    let first = scheduler.now() + Self.interval
+                    let first = timers.now() + Self.interval
                     nextTick = first
                     schedule(first)
                 }
@@ -69,11 +69,11 @@ final class ReleaseTicker: @unchecked Sendable {
 
     /// Called with the lock held.
     private func schedule(_ instant: Instant) {
-        scheduler.schedule(at: instant) { [weak self] in self?.tick() }
+        timers.schedule(at: instant) { [weak self] in self?.tick() }
     }
 
     private func tick() {
-        let now = scheduler.now()
+        let now = timers.now()
         let due: [CheckedContinuation<Instant, Never>] = lock.withLock {
             var due: [CheckedContinuation<Instant, Never>] = []
             while let last = waiters.last, last.deadline <= now {
@@ -92,24 +92,5 @@ final class ReleaseTicker: @unchecked Sendable {
             return due
         }
         for continuation in due { continuation.resume(returning: now) }
-    }
-}
-
-/// Where a `ReleaseTicker`'s time and timers come from: in a service, the monotonic clock and an event loop; in
-/// tests, a clock that the test moves by hand, so that the grid can be checked to the nanosecond.
-protocol TickScheduler: Sendable {
-    func now() -> ContinuousClock.Instant
-    /// Runs `body` once, at `instant` or as soon after it as the scheduler can.
-    func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void)
-}
-
-/// Ticks on one event loop. Its timers leave the loop's queue when cancelled and need no thread of their own.
-struct EventLoopTickScheduler: TickScheduler {
-    let loop: any EventLoop
-
-    func now() -> ContinuousClock.Instant { .now }
-
-    func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) {
-        loop.scheduleTask(in: TimeAmount(instant - .now)) { body() }
     }
 }
