@@ -6,52 +6,6 @@ import Testing
 /// The shared clock on whose ticks answers leave (docs/privacy.md, "The tick grid"), driven by hand: each tick runs
 /// when the test says, at the instant it says, so lateness and stalls are exact rather than hoped for.
 @Suite struct ReleaseTickerTests {
-    /// A clock that moves only when a tick is run, and the one tick the ticker has scheduled.
-    final class HandDrivenTimers: MonotonicTimers, @unchecked Sendable {
-        let origin = ContinuousClock.now
-        private let lock = NSLock()
-        private var current: ContinuousClock.Instant
-        private var scheduled: [(id: Int, at: ContinuousClock.Instant, body: @Sendable () -> Void)] = []
-        private var lastID = 0
-
-        init() { current = origin }
-
-        func now() -> ContinuousClock.Instant { lock.withLock { current } }
-
-        func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-            let id = lock.withLock {
-                lastID += 1
-                scheduled.append((lastID, instant, body))
-                return lastID
-            }
-            return { self.lock.withLock { self.scheduled.removeAll { $0.id == id } } }
-        }
-
-        func instant(_ milliseconds: Double) -> ContinuousClock.Instant {
-            origin + .nanoseconds(Int64((milliseconds * 1e6).rounded()))
-        }
-
-        /// When the scheduled ticks are due, in milliseconds after the origin.
-        var pending: [Double] {
-            lock.withLock { scheduled.map { ($0.at - origin) / .milliseconds(1) } }
-        }
-
-        /// Moves the clock to `milliseconds` after the origin and runs the scheduled tick there: late when that is
-        /// after the tick was due.
-        func runTick(at milliseconds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
-            let tick: (id: Int, at: ContinuousClock.Instant, body: @Sendable () -> Void)? = lock.withLock {
-                current = instant(milliseconds)
-                return scheduled.isEmpty ? nil : scheduled.removeFirst()
-            }
-            guard let tick else {
-                Issue.record("no tick is scheduled", sourceLocation: sourceLocation)
-                return
-            }
-            #expect(tick.at <= now(), "a tick runs at or after the instant it is due", sourceLocation: sourceLocation)
-            tick.body()
-        }
-    }
-
     let timers = HandDrivenTimers()
     let ticker: ReleaseTicker
 

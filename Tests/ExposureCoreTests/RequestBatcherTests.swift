@@ -114,6 +114,115 @@ struct RequestBatcherTests {
         #expect(mostInFlight.load(ordering: .relaxed) <= 3)
         #expect(batcher.waitingCount == 0)
     }
+
+    // MARK: The spare
+
+    /// One slot and a spare after 100 ms; a batch whose first key has a gate waits at it.
+    private static func batcherWithASpare(timers: HandDrivenTimers, log: FetchLog, gates: [Int: Gate]) -> RequestBatcher<Int, Int> {
+        RequestBatcher(slots: 1, maxBatch: 10, spareAfter: .milliseconds(100), timers: timers) { keys in
+            log.record(keys)
+            if let gate = gates[keys[0]] { await gate.wait() }
+            return keys
+        }
+    }
+
+    @Test
+    func lookupsQueuedBehindAStalledRequestTakeTheSpareAtTheLimitAndNoSooner() async throws {
+        let timers = HandDrivenTimers()
+        let log = FetchLog()
+        let stalled = Gate()
+        let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled])
+        let first = Task { try await batcher.value(for: 0) }
+        try await waitUntil { log.batches.count == 1 }
+        let queued = [1, 2].map { key in Task { try await batcher.value(for: key) } }
+        try await waitUntil { batcher.waitingCount == 2 }
+
+        timers.advance(to: 99)
+        #expect(batcher.waitingCount == 2)
+        #expect(batcher.requestsOut == 1)
+
+        // The stalled request's timer opens the spare; nothing else has to arrive.
+        timers.advance(to: 100)
+        // Required, not expected: without the spare the awaits below would wait for ever.
+        try #require(batcher.waitingCount == 0)
+        #expect(batcher.requestsOut == 2)
+        for (key, task) in zip([1, 2], queued) { #expect(try await task.value == key) }
+        #expect(log.batches == [[0], [1, 2]])
+
+        // While the stalled request is still out, a new lookup finds the spare free and goes at once.
+        #expect(try await batcher.value(for: 3) == 3)
+        await stalled.open()
+        #expect(try await first.value == 0)
+        #expect(batcher.requestsOut == 0)
+    }
+
+    @Test
+    func aStalledRequestThatEndsWhileTheSpareIsOutDoesNotSendAnother() async throws {
+        let timers = HandDrivenTimers()
+        let log = FetchLog()
+        let (stalled, spare) = (Gate(), Gate())
+        let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled, 1: spare])
+        let first = Task { try await batcher.value(for: 0) }
+        try await waitUntil { log.batches.count == 1 }
+        let inSpare = Task { try await batcher.value(for: 1) }
+        try await waitUntil { batcher.waitingCount == 1 }
+        timers.advance(to: 100)
+        try await waitUntil { log.batches.count == 2 }
+        let queued = [2, 3].map { key in Task { try await batcher.value(for: key) } }
+        try await waitUntil { batcher.waitingCount == 2 }
+        #expect(batcher.requestsOut == 2)
+
+        // At 150 ms the spare (sent at 100 ms) is recent and holds the one slot.
+        timers.advance(to: 150)
+        await stalled.open()
+        #expect(try await first.value == 0)
+        #expect(batcher.requestsOut == 1)
+        #expect(batcher.waitingCount == 2)
+
+        await spare.open()
+        #expect(try await inSpare.value == 1)
+        for (key, task) in zip([2, 3], queued) { #expect(try await task.value == key) }
+        #expect(log.batches == [[0], [1], [2, 3]])
+    }
+
+    @Test
+    func whenTheSpareStallsTooNoThirdRequestGoes() async throws {
+        let timers = HandDrivenTimers()
+        let log = FetchLog()
+        let (stalled, spare) = (Gate(), Gate())
+        let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled, 1: spare])
+        let first = Task { try await batcher.value(for: 0) }
+        try await waitUntil { log.batches.count == 1 }
+        let inSpare = Task { try await batcher.value(for: 1) }
+        try await waitUntil { batcher.waitingCount == 1 }
+        timers.advance(to: 100)
+        try await waitUntil { log.batches.count == 2 }
+        let queued = Task { try await batcher.value(for: 2) }
+        try await waitUntil { batcher.waitingCount == 1 }
+
+        // Both requests are past the limit and both timers have run: the spare was the one extra request.
+        timers.advance(to: 300)
+        #expect(timers.pending.isEmpty)
+        #expect(batcher.requestsOut == 2)
+        #expect(batcher.waitingCount == 1)
+
+        // The first request's end frees its slot while the spare is still out.
+        await stalled.open()
+        #expect(try await first.value == 0)
+        try await waitUntil { log.batches.count == 3 }
+        #expect(log.batches == [[0], [1], [2]])
+        await spare.open()
+        #expect(try await queued.value == 2)
+        #expect(try await inSpare.value == 1)
+    }
+
+    @Test
+    func aRequestThatEndsInTimeCancelsItsStallTimer() async throws {
+        let timers = HandDrivenTimers()
+        let batcher = Self.batcherWithASpare(timers: timers, log: FetchLog(), gates: [:])
+        #expect(try await batcher.value(for: 1) == 1)
+        #expect(timers.pending.isEmpty)
+    }
 }
 
 /// The key lists a fetch was called with, in order.

@@ -114,9 +114,9 @@ import Testing
     }
 
     @Test
-    func theConcurrencySettingDefaultsToTwoAndRefusesZero() throws {
-        #expect(try VerificationConfiguration(TestServices.settings([:])).testResultConcurrency == 2)
-        #expect(try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "1"])).testResultConcurrency == 1)
+    func theConcurrencySettingDefaultsToOneAndRefusesZero() throws {
+        #expect(try VerificationConfiguration(TestServices.settings([:])).testResultConcurrency == 1)
+        #expect(try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "3"])).testResultConcurrency == 3)
         do {
             _ = try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "0"]))
             Issue.record("TESTRESULT_CONCURRENCY=0 was accepted")

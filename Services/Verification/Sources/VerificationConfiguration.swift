@@ -11,8 +11,8 @@ public struct VerificationConfiguration: Sendable {
     /// The test-result service's internal listener (`TESTRESULT_URL`).
     public var testResultURL: URL
     public var testResultPolicy: DownstreamPolicy
-    /// Requests to the test-result service out at once (`TESTRESULT_CONCURRENCY`); lookups that queue behind
-    /// them go together in one request.
+    /// Requests to the test-result service out at once (`TESTRESULT_CONCURRENCY`), one more while all of them are
+    /// stalled; lookups that queue behind them go together in one request.
     public var testResultConcurrency: Int
     public var lifetimes: Lifetimes
     public var teleTANRateLimit: TeleTANRateLimit
@@ -35,7 +35,7 @@ public struct VerificationConfiguration: Sendable {
             timeout: try settings.duration("TESTRESULT_TIMEOUT", default: .seconds(3), minimum: .milliseconds(10)),
             attempts: try settings.int("TESTRESULT_ATTEMPTS", default: 3, in: 1...10)
         )
-        testResultConcurrency = try settings.int("TESTRESULT_CONCURRENCY", default: 2, in: 1...64)
+        testResultConcurrency = try settings.int("TESTRESULT_CONCURRENCY", default: 1, in: 1...64)
         var lifetimes = Lifetimes()
         lifetimes.tan = try settings.duration("TAN_VALIDITY", default: lifetimes.tan, minimum: .seconds(60))
         lifetimes.teleTANTest = try settings.duration("TELETAN_TEST_VALIDITY", default: lifetimes.teleTANTest, minimum: .seconds(60))

@@ -8,10 +8,15 @@ import Synchronization
 /// Every poll asks the test-result service for one result and reads one session from the database. Sent one by
 /// one, each lookup costs a whole request (HTTP and JSON on both sides, waking each process; a statement prepared
 /// and a round trip to the database), several times the cost of the lookup itself. Here at most `slots` requests
-/// are out at once. A lookup that finds a slot free goes at once, alone: at low load nothing waits longer than
-/// before. Lookups that find every slot taken queue, and go together, up to `maxBatch` in one request, as soon as a
-/// slot frees. There is no timer: batches form only from the queue that load itself creates, as group commit does
-/// in a database.
+/// are out at once (one more with a spare, below). A lookup that finds a slot free goes at once, alone: at low load
+/// nothing waits longer than before. Lookups that find every slot taken queue, and go together, up to `maxBatch` in
+/// one request, as soon as a slot frees. There is no timer: batches form only from the queue that load itself
+/// creates, as group commit does in a database.
+///
+/// The fewer the slots, the larger the batches, but with one slot a single slow answer (a retry, a stalled
+/// connection) holds every lookup until it ends. With `spareAfter`, a request out for that long stops counting
+/// against `slots`, and one more request, the spare, may take the queue: the second way through exists only when it
+/// is needed. A timer per request notices the stall, so lookups queued behind it move on even if no other arrives.
 ///
 /// A lookup that consumes what it finds, such as the redemption of a one-time code, can go through it as well; its
 /// `Fetch` then decides which caller gets a key that two callers in one batch asked for.
@@ -36,51 +41,62 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     }
 
     private enum Role {
-        case lead(others: [Waiter])
+        case lead(request: Int, others: [Waiter])
         case answered(Result<Value, any Error>)
     }
 
     private struct State {
-        var busySlots = 0
+        /// The requests out now, by number, and when each was sent (known only where a spare needs it).
+        var out: [(request: Int, sentAt: ContinuousClock.Instant?)] = []
+        var lastRequest = 0
         var waiting: [Waiter] = []
     }
 
     private let slots: Int
     private let maxBatch: Int
+    private let spareAfter: Duration?
+    private let timers: any MonotonicTimers
     private let fetch: Fetch
     private let state = Mutex(State())
 
     /// - Parameters:
     ///   - slots: requests out at once; the fewer, the larger the batches under load.
     ///   - maxBatch: keys per request at most.
-    public init(slots: Int, maxBatch: Int, fetch: @escaping Fetch) {
+    ///   - spareAfter: when set, a request out for longer than this no longer holds its slot: one more request
+    ///     (the spare) may go out, with the lookups queued behind it, so that one slow answer does not hold every
+    ///     lookup. At most `slots + 1` requests are out at once.
+    public convenience init(slots: Int, maxBatch: Int, spareAfter: Duration? = nil, fetch: @escaping Fetch) {
+        self.init(slots: slots, maxBatch: maxBatch, spareAfter: spareAfter, timers: EventLoopTimers.shared, fetch: fetch)
+    }
+
+    init(slots: Int, maxBatch: Int, spareAfter: Duration?, timers: any MonotonicTimers, fetch: @escaping Fetch) {
         precondition(slots > 0 && maxBatch > 0)
         self.slots = slots
         self.maxBatch = maxBatch
+        self.spareAfter = spareAfter
+        self.timers = timers
         self.fetch = fetch
     }
 
     public func value(for key: Key) async throws -> Value {
         let role = await withCheckedContinuation { (continuation: CheckedContinuation<Role, Never>) in
-            let leads = state.withLock { state in
-                guard state.busySlots < slots else {
-                    state.waiting.append(Waiter(key: key, continuation: continuation))
-                    return false
-                }
-                state.busySlots += 1
-                return true
+            let next = state.withLock { state in
+                state.waiting.append(Waiter(key: key, continuation: continuation))
+                return nextBatch(&state)
             }
-            if leads { continuation.resume(returning: .lead(others: [])) }
+            if let next { start(next) }
         }
         switch role {
         case .answered(let result):
             return try result.get()
-        case .lead(let others):
-            return try await lead(key, others: others)
+        case .lead(let request, let others):
+            return try await lead(key, request: request, others: others)
         }
     }
 
-    private func lead(_ key: Key, others: [Waiter]) async throws -> Value {
+    private func lead(_ key: Key, request: Int, others: [Waiter]) async throws -> Value {
+        // Without a spare nothing needs to know when a request has been out too long.
+        let cancelStallTimer = spareAfter.map { limit in timers.schedule(after: limit) { [weak self] in self?.requestStalled() } }
         // A closure, not `\.key`: a key path into this generic type is built at run time on every call.
         let keys = [key] + others.map { $0.key }
         let outcome: Result<[Value], any Error>
@@ -91,7 +107,8 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        handOverSlot()
+        cancelStallTimer?()
+        handOverSlot(of: request)
         for (index, waiter) in others.enumerated() {
             waiter.continuation.resume(returning: .answered(outcome.map { $0[index + 1] }))
         }
@@ -101,20 +118,48 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     /// Lookups queued behind busy slots.
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    /// Gives the slot, with the next batch, to the longest waiter, or frees it when nobody waits.
-    private func handOverSlot() {
-        let next: [Waiter]? = state.withLock { state in
-            guard !state.waiting.isEmpty else {
-                state.busySlots -= 1
-                return nil
-            }
-            let count = min(maxBatch, state.waiting.count)
-            let batch = Array(state.waiting.prefix(count))
-            state.waiting.removeFirst(count)
-            return batch
+    /// Requests out now, the spare included.
+    var requestsOut: Int { state.withLock { $0.out.count } }
+
+    /// The request that ended frees its slot; the longest waiter then leads the next batch, if a slot is free.
+    private func handOverSlot(of request: Int) {
+        let next = state.withLock { state in
+            state.out.removeAll { $0.request == request }
+            return nextBatch(&state)
         }
-        if let next {
-            next[0].continuation.resume(returning: .lead(others: Array(next.dropFirst())))
-        }
+        if let next { start(next) }
+    }
+
+    /// A request has been out for `spareAfter`: the lookups queued behind it may go in the spare.
+    private func requestStalled() {
+        let next = state.withLock { nextBatch(&$0) }
+        if let next { start(next) }
+    }
+
+    /// Takes the next batch off the queue, and counts its request as out, when one may go now; with the lock held.
+    private func nextBatch(_ state: inout State) -> (request: Int, batch: [Waiter])? {
+        guard !state.waiting.isEmpty else { return nil }
+        // The clock is read only where the answer depends on it.
+        let now = spareAfter == nil ? nil : timers.now()
+        guard mayStartRequest(state, now: now) else { return nil }
+        let count = min(maxBatch, state.waiting.count)
+        let batch = Array(state.waiting.prefix(count))
+        state.waiting.removeFirst(count)
+        state.lastRequest += 1
+        state.out.append((state.lastRequest, now))
+        return (state.lastRequest, batch)
+    }
+
+    /// Whether a request may go out now: fewer than `slots` of those out are recent, and the spare, if there is one,
+    /// is not taken.
+    private func mayStartRequest(_ state: State, now: ContinuousClock.Instant?) -> Bool {
+        guard let spareAfter, let now else { return state.out.count < slots }
+        guard state.out.count <= slots else { return false }
+        let recent = state.out.count(where: { request in request.sentAt.map { now - $0 < spareAfter } ?? true })
+        return recent < slots
+    }
+
+    private func start(_ next: (request: Int, batch: [Waiter])) {
+        next.batch[0].continuation.resume(returning: .lead(request: next.request, others: Array(next.batch.dropFirst())))
     }
 }
