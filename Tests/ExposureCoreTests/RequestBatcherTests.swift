@@ -156,18 +156,37 @@ struct RequestBatcherTests {
         #expect(batcher.requestsOut == 0)
     }
 
+    /// One slot and a spare after 100 ms: key 0's request has been held since 0 ms, and key 1, which queued behind
+    /// it, took the spare at 100 ms and is held too; each is released by opening its gate.
+    private struct SpareInUse {
+        let timers: HandDrivenTimers
+        let log: FetchLog
+        let stalled: Gate
+        let spare: Gate
+        let batcher: RequestBatcher<Int, Int>
+        let first: Task<Int, any Error>
+        let inSpare: Task<Int, any Error>
+
+        static func start() async throws -> SpareInUse {
+            let timers = HandDrivenTimers()
+            let log = FetchLog()
+            let (stalled, spare) = (Gate(), Gate())
+            let batcher = RequestBatcherTests.batcherWithASpare(timers: timers, log: log, gates: [0: stalled, 1: spare])
+            let first = Task { try await batcher.value(for: 0) }
+            try await waitUntil { log.batches.count == 1 }
+            let inSpare = Task { try await batcher.value(for: 1) }
+            try await waitUntil { batcher.waitingCount == 1 }
+            timers.advance(to: 100)
+            try await waitUntil { log.batches.count == 2 }
+            return SpareInUse(timers: timers, log: log, stalled: stalled, spare: spare, batcher: batcher, first: first, inSpare: inSpare)
+        }
+    }
+
     @Test
     func aStalledRequestThatEndsWhileTheSpareIsOutDoesNotSendAnother() async throws {
-        let timers = HandDrivenTimers()
-        let log = FetchLog()
-        let (stalled, spare) = (Gate(), Gate())
-        let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled, 1: spare])
-        let first = Task { try await batcher.value(for: 0) }
-        try await waitUntil { log.batches.count == 1 }
-        let inSpare = Task { try await batcher.value(for: 1) }
-        try await waitUntil { batcher.waitingCount == 1 }
-        timers.advance(to: 100)
-        try await waitUntil { log.batches.count == 2 }
+        let scene = try await SpareInUse.start()
+        let (timers, log, batcher, stalled, spare) = (scene.timers, scene.log, scene.batcher, scene.stalled, scene.spare)
+        let (first, inSpare) = (scene.first, scene.inSpare)
         let queued = [2, 3].map { key in Task { try await batcher.value(for: key) } }
         try await waitUntil { batcher.waitingCount == 2 }
         #expect(batcher.requestsOut == 2)
@@ -187,16 +206,9 @@ struct RequestBatcherTests {
 
     @Test
     func whenTheSpareStallsTooNoThirdRequestGoes() async throws {
-        let timers = HandDrivenTimers()
-        let log = FetchLog()
-        let (stalled, spare) = (Gate(), Gate())
-        let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled, 1: spare])
-        let first = Task { try await batcher.value(for: 0) }
-        try await waitUntil { log.batches.count == 1 }
-        let inSpare = Task { try await batcher.value(for: 1) }
-        try await waitUntil { batcher.waitingCount == 1 }
-        timers.advance(to: 100)
-        try await waitUntil { log.batches.count == 2 }
+        let scene = try await SpareInUse.start()
+        let (timers, log, batcher, stalled, spare) = (scene.timers, scene.log, scene.batcher, scene.stalled, scene.spare)
+        let (first, inSpare) = (scene.first, scene.inSpare)
         let queued = Task { try await batcher.value(for: 2) }
         try await waitUntil { batcher.waitingCount == 1 }
 
