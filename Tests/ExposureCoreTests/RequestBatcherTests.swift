@@ -117,9 +117,9 @@ struct RequestBatcherTests {
 
     // MARK: The spare
 
-    /// One slot and a spare after 100 ms; a batch whose first key has a gate waits at it.
+    /// One slot and a spare after 100 ms; a batch whose first key has a gate waits at it. Each spare sent logs `[-1]`.
     private static func batcherWithASpare(timers: HandDrivenTimers, log: FetchLog, gates: [Int: Gate]) -> RequestBatcher<Int, Int> {
-        RequestBatcher(slots: 1, maxBatch: 10, spareAfter: .milliseconds(100), timers: timers) { keys in
+        RequestBatcher(slots: 1, maxBatch: 10, spareAfter: .milliseconds(100), timers: timers, spareTaken: { log.record([-1]) }) { keys in
             log.record(keys)
             if let gate = gates[keys[0]] { await gate.wait() }
             return keys
@@ -147,7 +147,7 @@ struct RequestBatcherTests {
         try #require(batcher.waitingCount == 0)
         #expect(batcher.requestsOut == 2)
         for (key, task) in zip([1, 2], queued) { #expect(try await task.value == key) }
-        #expect(log.batches == [[0], [1, 2]])
+        #expect(log.batches == [[0], [-1], [1, 2]])
 
         // While the stalled request is still out, a new lookup finds the spare free and goes at once.
         #expect(try await batcher.value(for: 3) == 3)
@@ -177,7 +177,7 @@ struct RequestBatcherTests {
             let inSpare = Task { try await batcher.value(for: 1) }
             try await waitUntil { batcher.waitingCount == 1 }
             timers.advance(to: 100)
-            try await waitUntil { log.batches.count == 2 }
+            try await waitUntil { log.batches.count == 3 }
             return SpareInUse(timers: timers, log: log, stalled: stalled, spare: spare, batcher: batcher, first: first, inSpare: inSpare)
         }
     }
@@ -201,7 +201,7 @@ struct RequestBatcherTests {
         await spare.open()
         #expect(try await inSpare.value == 1)
         for (key, task) in zip([2, 3], queued) { #expect(try await task.value == key) }
-        #expect(log.batches == [[0], [1], [2, 3]])
+        #expect(log.batches == [[0], [-1], [1], [2, 3]])
     }
 
     @Test
@@ -218,11 +218,12 @@ struct RequestBatcherTests {
         #expect(batcher.requestsOut == 2)
         #expect(batcher.waitingCount == 1)
 
-        // The first request's end frees its slot while the spare is still out.
+        // The first request's end frees its slot while the spare is still out, stalled: the request for key 2 goes
+        // beside it, a spare in turn.
         await stalled.open()
         #expect(try await first.value == 0)
-        try await waitUntil { log.batches.count == 3 }
-        #expect(log.batches == [[0], [1], [2]])
+        try await waitUntil { log.batches.count == 5 }
+        #expect(log.batches == [[0], [-1], [1], [-1], [2]])
         await spare.open()
         #expect(try await queued.value == 2)
         #expect(try await inSpare.value == 1)

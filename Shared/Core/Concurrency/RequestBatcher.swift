@@ -56,6 +56,7 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     private let maxBatch: Int
     private let spareAfter: Duration?
     private let timers: any MonotonicTimers
+    private let spareTaken: @Sendable () -> Void
     private let fetch: Fetch
     private let state = Mutex(State())
 
@@ -65,16 +66,28 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     ///   - spareAfter: when set, a request out for longer than this no longer holds its slot: one more request
     ///     (the spare) may go out, with the lookups queued behind it, so that one slow answer does not hold every
     ///     lookup. At most `slots + 1` requests are out at once.
-    public convenience init(slots: Int, maxBatch: Int, spareAfter: Duration? = nil, fetch: @escaping Fetch) {
-        self.init(slots: slots, maxBatch: maxBatch, spareAfter: spareAfter, timers: EventLoopTimers.shared, fetch: fetch)
+    ///   - spareTaken: called each time a request goes out beside `slots` stalled ones (for a metric of the callee's
+    ///     stalls).
+    public convenience init(
+        slots: Int, maxBatch: Int, spareAfter: Duration? = nil, spareTaken: @escaping @Sendable () -> Void = {},
+        fetch: @escaping Fetch
+    ) {
+        self.init(
+            slots: slots, maxBatch: maxBatch, spareAfter: spareAfter, timers: EventLoopTimers.shared, spareTaken: spareTaken,
+            fetch: fetch
+        )
     }
 
-    init(slots: Int, maxBatch: Int, spareAfter: Duration?, timers: any MonotonicTimers, fetch: @escaping Fetch) {
+    init(
+        slots: Int, maxBatch: Int, spareAfter: Duration?, timers: any MonotonicTimers,
+        spareTaken: @escaping @Sendable () -> Void = {}, fetch: @escaping Fetch
+    ) {
         precondition(slots > 0 && maxBatch > 0)
         self.slots = slots
         self.maxBatch = maxBatch
         self.spareAfter = spareAfter
         self.timers = timers
+        self.spareTaken = spareTaken
         self.fetch = fetch
     }
 
@@ -96,7 +109,9 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
 
     private func lead(_ key: Key, request: Int, others: [Waiter]) async throws -> Value {
         // Without a spare nothing needs to know when a request has been out too long.
-        let cancelStallTimer = spareAfter.map { limit in timers.schedule(after: limit) { [weak self] in self?.requestStalled() } }
+        let cancelStallTimer = spareAfter.map { limit in
+            timers.schedule(after: limit) { [weak self] in self?.requestStalled() }
+        }
         // A closure, not `\.key`: a key path into this generic type is built at run time on every call.
         let keys = [key] + others.map { $0.key }
         let outcome: Result<[Value], any Error>
@@ -137,7 +152,7 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     }
 
     /// Takes the next batch off the queue, and counts its request as out, when one may go now; with the lock held.
-    private func nextBatch(_ state: inout State) -> (request: Int, batch: [Waiter])? {
+    private func nextBatch(_ state: inout State) -> (request: Int, batch: [Waiter], isSpare: Bool)? {
         guard !state.waiting.isEmpty else { return nil }
         // The clock is read only where the answer depends on it.
         let now = spareAfter == nil ? nil : timers.now()
@@ -145,9 +160,10 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
         let count = min(maxBatch, state.waiting.count)
         let batch = Array(state.waiting.prefix(count))
         state.waiting.removeFirst(count)
+        let isSpare = state.out.count >= slots
         state.lastRequest += 1
         state.out.append((state.lastRequest, now))
-        return (state.lastRequest, batch)
+        return (state.lastRequest, batch, isSpare)
     }
 
     /// Whether a request may go out now: fewer than `slots` of those out are recent, and the spare, if there is one,
@@ -159,7 +175,8 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
         return recent < slots
     }
 
-    private func start(_ next: (request: Int, batch: [Waiter])) {
+    private func start(_ next: (request: Int, batch: [Waiter], isSpare: Bool)) {
+        if next.isSpare { spareTaken() }
         next.batch[0].continuation.resume(returning: .lead(request: next.request, others: Array(next.batch.dropFirst())))
     }
 }

@@ -1,9 +1,9 @@
 import NIOCore
 import NIOPosix
 
-/// The monotonic clock and one-shot timers of the core's time-driven parts: the release ticker and the deadlines of
-/// database operations. In a service they are an event loop's; tests drive them by hand, so that no test waits for
-/// real time and lateness and stalls are exact rather than hoped for.
+/// The monotonic clock and one-shot timers of the core's time-driven parts: the release ticker, the deadlines of
+/// database operations and the batches' spare requests. In a service they are an event loop's; tests drive them by
+/// hand, so that no test waits for real time and lateness and stalls are exact rather than hoped for.
 protocol MonotonicTimers: Sendable {
     func now() -> ContinuousClock.Instant
     /// Runs `body` once, at `instant` or as soon after it as the timers can, unless the returned closure cancels it

@@ -8,9 +8,9 @@ import VerificationClient
 ///
 /// Verifications go through a `RequestBatcher`: at most `concurrency` requests are out at once (one more while they
 /// are all slower than `spareAfter`), and the TANs of concurrent submissions that queue behind them go as one
-/// `/version/v1/tans/verify` request, which verification answers with one UPDATE. A verification service that does not know that path yet (404, during a rolling
-/// upgrade) is asked TAN by TAN on `/version/v1/tan/verify`, and the batch path is tried again after
-/// `batchPathRetry`.
+/// `/version/v1/tans/verify` request, which verification answers with one UPDATE. A verification service that does
+/// not know that path yet (404, during a rolling upgrade) is asked TAN by TAN on `/version/v1/tan/verify`, and the
+/// batch path is tried again after `batchPathRetry`.
 ///
 /// The client times out each attempt and retries only where the request cannot have reached verification's
 /// handler (connection failures, 502/503/504; see `RetryingClientMiddleware`), so a retry never spends a TAN.

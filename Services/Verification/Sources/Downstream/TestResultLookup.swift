@@ -9,9 +9,8 @@ import TestResultClient
 ///
 /// Lookups go through a `RequestBatcher`: at most `concurrency` requests are out at once (one more while they are
 /// all slower than `spareAfter`), and the lookups of concurrent polls that queue behind them go as one
-/// `/api/v1/app/results` request. A test-result service that
-/// does not know that path yet (404, during a rolling upgrade) is asked id by id on `/api/v1/app/result`, and
-/// the batch path is tried again after `batchPathRetry`.
+/// `/api/v1/app/results` request. A test-result service that does not know that path yet (404, during a rolling
+/// upgrade) is asked id by id on `/api/v1/app/result`, and the batch path is tried again after `batchPathRetry`.
 ///
 /// Timeouts and retries come from `DownstreamPolicy`; when the service cannot be reached the caller gets
 /// `APIError.dependencyUnavailable` (500 with a JSON body), never a hang.
@@ -48,7 +47,11 @@ public struct TestResultLookup: Sendable {
         // batch: asking the metrics factory takes its registry's lock.
         let lookups = Counter(label: "verification_testresult_lookups_total")
         let requestsSent = Counter(label: "verification_testresult_requests_total")
-        batcher = RequestBatcher(slots: concurrency, maxBatch: Self.maxBatch, spareAfter: Self.spareAfter) { ids in
+        // Spares go out only while test-result is slow to answer: a count of its stalls as the lookups saw them.
+        let spares = Counter(label: "verification_testresult_spare_requests_total")
+        batcher = RequestBatcher(
+            slots: concurrency, maxBatch: Self.maxBatch, spareAfter: Self.spareAfter, spareTaken: { spares.increment() }
+        ) { ids in
             lookups.increment(by: ids.count)
             requestsSent.increment()
             return try await paths.answers(for: ids)
