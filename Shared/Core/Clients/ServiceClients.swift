@@ -12,11 +12,19 @@ public struct DownstreamPolicy: Sendable {
     public var timeout: Duration
     public var attempts: Int
     public var initialBackoff: Duration
+    /// How long a batched request may be out before the lookups queued behind it take a spare request
+    /// (`RequestBatcher`). Under full load here a batch is answered in a few milliseconds; a tenth of a second is a
+    /// stall (a retry, a connection that stopped), not a busy moment.
+    public var stalledAfter: Duration
 
-    public init(timeout: Duration = .seconds(3), attempts: Int = 3, initialBackoff: Duration = .milliseconds(50)) {
+    public init(
+        timeout: Duration = .seconds(3), attempts: Int = 3, initialBackoff: Duration = .milliseconds(50),
+        stalledAfter: Duration = .milliseconds(100)
+    ) {
         self.timeout = timeout
         self.attempts = attempts
         self.initialBackoff = initialBackoff
+        self.stalledAfter = stalledAfter
     }
 }
 

@@ -46,8 +46,8 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     }
 
     private struct State {
-        /// The requests out now, by number, and when each was sent (known only where a spare needs it).
-        var out: [(request: Int, sentAt: ContinuousClock.Instant?)] = []
+        /// The requests out now, by number, and when each was sent.
+        var out: [(request: Int, sentAt: ContinuousClock.Instant)] = []
         var lastRequest = 0
         var waiting: [Waiter] = []
     }
@@ -154,8 +154,7 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     /// Takes the next batch off the queue, and counts its request as out, when one may go now; with the lock held.
     private func nextBatch(_ state: inout State) -> (request: Int, batch: [Waiter], isSpare: Bool)? {
         guard !state.waiting.isEmpty else { return nil }
-        // The clock is read only where the answer depends on it.
-        let now = spareAfter == nil ? nil : timers.now()
+        let now = timers.now()
         guard mayStartRequest(state, now: now) else { return nil }
         let count = min(maxBatch, state.waiting.count)
         let batch = Array(state.waiting.prefix(count))
@@ -168,11 +167,10 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
 
     /// Whether a request may go out now: fewer than `slots` of those out are recent, and the spare, if there is one,
     /// is not taken.
-    private func mayStartRequest(_ state: State, now: ContinuousClock.Instant?) -> Bool {
-        guard let spareAfter, let now else { return state.out.count < slots }
+    private func mayStartRequest(_ state: State, now: ContinuousClock.Instant) -> Bool {
+        guard let spareAfter else { return state.out.count < slots }
         guard state.out.count <= slots else { return false }
-        let recent = state.out.count(where: { request in request.sentAt.map { now - $0 < spareAfter } ?? true })
-        return recent < slots
+        return state.out.count(where: { now - $0.sentAt < spareAfter }) < slots
     }
 
     private func start(_ next: (request: Int, batch: [Waiter], isSpare: Bool)) {

@@ -7,19 +7,18 @@ import VerificationClient
 /// Spends TANs at the verification service, through the client generated from `openapi/verification.yaml`.
 ///
 /// Verifications go through a `RequestBatcher`: at most `concurrency` requests are out at once (one more while they
-/// are all slower than `spareAfter`), and the TANs of concurrent submissions that queue behind them go as one
-/// `/version/v1/tans/verify` request, which verification answers with one UPDATE. A verification service that does
-/// not know that path yet (404, during a rolling upgrade) is asked TAN by TAN on `/version/v1/tan/verify`, and the
-/// batch path is tried again after `batchPathRetry`.
+/// are all slower than the policy's `stalledAfter`), and the TANs of concurrent submissions that queue behind them
+/// go as one `/version/v1/tans/verify` request, which verification answers with one UPDATE. A verification service
+/// that does not know that path yet (404, during a rolling upgrade) is asked TAN by TAN on `/version/v1/tan/verify`,
+/// and the batch path is tried again after `batchPathRetry`.
 ///
 /// The client times out each attempt and retries only where the request cannot have reached verification's
 /// handler (connection failures, 502/503/504; see `RetryingClientMiddleware`), so a retry never spends a TAN.
 struct TANVerifier: Sendable {
-    /// Requests out at once: one, and a spare once it has been out for `spareAfter`, as for the verification
-    /// service's lookups at test-result. The fewer, the larger the batches under load; the spare keeps one slow
-    /// answer from holding every submission.
+    /// Requests out at once: one, and a spare once it has been out for the policy's `stalledAfter`, as for the
+    /// verification service's lookups at test-result. The fewer, the larger the batches under load; the spare keeps
+    /// one slow answer from holding every submission.
     static let concurrency = 1
-    static let spareAfter: Duration = .milliseconds(100)
     /// TANs per request at most: `maxItems` of `TanBatchBody` in openapi/verification.yaml.
     static let maxBatch = 100
 
@@ -44,7 +43,7 @@ struct TANVerifier: Sendable {
             noticeWhenMissing: "verification service has no /version/v1/tans/verify yet; verifying TAN by TAN",
             batch: requests.verdicts(for:), single: requests.verdict(for:)
         )
-        batcher = RequestBatcher(slots: Self.concurrency, maxBatch: Self.maxBatch, spareAfter: Self.spareAfter) { tans in
+        batcher = RequestBatcher(slots: Self.concurrency, maxBatch: Self.maxBatch, spareAfter: policy.stalledAfter) { tans in
             try await paths.answers(for: tans)
         }
     }

@@ -8,19 +8,16 @@ import TestResultClient
 /// Asks the test-result service for results, through the client generated from `openapi/testresult.yaml`.
 ///
 /// Lookups go through a `RequestBatcher`: at most `concurrency` requests are out at once (one more while they are
-/// all slower than `spareAfter`), and the lookups of concurrent polls that queue behind them go as one
-/// `/api/v1/app/results` request. A test-result service that does not know that path yet (404, during a rolling
-/// upgrade) is asked id by id on `/api/v1/app/result`, and the batch path is tried again after `batchPathRetry`.
+/// all slower than the policy's `stalledAfter`), and the lookups of concurrent polls that queue behind them go as
+/// one `/api/v1/app/results` request. A test-result service that does not know that path yet (404, during a
+/// rolling upgrade) is asked id by id on `/api/v1/app/result`, and the batch path is tried again after
+/// `batchPathRetry`.
 ///
 /// Timeouts and retries come from `DownstreamPolicy`; when the service cannot be reached the caller gets
 /// `APIError.dependencyUnavailable` (500 with a JSON body), never a hang.
 public struct TestResultLookup: Sendable {
     /// Ids per request at most: `maxItems` of `ResultBatchQuery` in openapi/testresult.yaml.
     public static let maxBatch = 100
-    /// How long a request may be out before the lookups queued behind it take the spare (`RequestBatcher`). Under
-    /// full load here test-result answers a batch in a few milliseconds; a tenth of a second is a stall (a retry, a
-    /// connection that stopped), not a busy moment.
-    public static let spareAfter: Duration = .milliseconds(100)
 
     private let batcher: RequestBatcher<String, LookedUpResult>
 
@@ -50,7 +47,7 @@ public struct TestResultLookup: Sendable {
         // Spares go out only while test-result is slow to answer: a count of its stalls as the lookups saw them.
         let spares = Counter(label: "verification_testresult_spare_requests_total")
         batcher = RequestBatcher(
-            slots: concurrency, maxBatch: Self.maxBatch, spareAfter: Self.spareAfter, spareTaken: { spares.increment() }
+            slots: concurrency, maxBatch: Self.maxBatch, spareAfter: policy.stalledAfter, spareTaken: { spares.increment() }
         ) { ids in
             lookups.increment(by: ids.count)
             requestsSent.increment()
