@@ -55,11 +55,13 @@ public enum TestDatabase: String, Sendable, CaseIterable, CustomTestStringConver
 
     /// A connected, empty database for one test; closed and dropped afterwards.
     public func withFreshDatabase<T: Sendable>(
-        poolSize: Int = 4, preparesStatements: Bool = true, _ body: (Database) async throws -> T
+        poolSize: Int = 4, preparesStatements: Bool = true, busyTimeout: Duration = .seconds(10),
+        _ body: (Database) async throws -> T
     ) async throws -> T {
         try await withFreshDatabaseURL { url in
             let database = try await Database.connect(
-                url, poolSize: poolSize, preparesStatements: preparesStatements, logger: TestLogger.quiet
+                url, poolSize: poolSize, preparesStatements: preparesStatements, busyTimeout: busyTimeout,
+                logger: TestLogger.quiet
             )
             do {
                 let result = try await body(database)

@@ -204,20 +204,11 @@ import Testing
     /// file's lock, where the busy handler would sleep and, after `busyTimeout`, fail them; single statements go on
     /// meanwhile on the other connections.
     @Test func sqliteTransactionsQueueInTheProcessWhileStatementsGoOn() async throws {
-        try await TestDatabase.sqlite.withFreshDatabaseURL { url in
-            let database = try await Database.connect(url, poolSize: 4, busyTimeout: .milliseconds(20), logger: TestLogger.quiet)
-            let counts: (Int?, Int?)
-            do {
-                counts = try await Self.holdOneTransactionWhileAnotherWaits(on: database)
-            } catch {
-                await database.shutdown()
-                throw error
-            }
-            await database.shutdown()
-            let (readWhileHeld, storedAfter) = counts
-            #expect(readWhileHeld == 0)
-            #expect(storedAfter == 2)
+        let (readWhileHeld, storedAfter) = try await TestDatabase.sqlite.withFreshDatabase(busyTimeout: .milliseconds(20)) {
+            try await Self.holdOneTransactionWhileAnotherWaits(on: $0)
         }
+        #expect(readWhileHeld == 0)
+        #expect(storedAfter == 2)
     }
 
     /// The count a statement read while the first transaction was open, and the count after both.
