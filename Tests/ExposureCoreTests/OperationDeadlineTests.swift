@@ -9,57 +9,8 @@ import Testing
 @Suite struct OperationDeadlineTests {
     struct Refused: Error {}
 
-    /// The timers a deadline scheduled, each fired when the test says, and whether it was cancelled.
-    final class HandTimers: MonotonicTimers, @unchecked Sendable {
-        private let lock = NSLock()
-        private var bodies: [@Sendable () -> Void] = []
-        private var cancelled: [Bool] = []
-        private var instants: [ContinuousClock.Instant] = []
-        /// Runs inside `schedule`, before the operation has started.
-        private let whenScheduled: @Sendable (HandTimers) -> Void
-
-        init(whenScheduled: @escaping @Sendable (HandTimers) -> Void = { _ in }) {
-            self.whenScheduled = whenScheduled
-        }
-
-        /// Time stands still: the deadline passes when the test fires its timer.
-        func now() -> ContinuousClock.Instant { Self.origin }
-        private static let origin = ContinuousClock.now
-
-        func schedule(at instant: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-            let index = lock.withLock {
-                bodies.append(body)
-                cancelled.append(false)
-                instants.append(instant)
-                return bodies.count - 1
-            }
-            whenScheduled(self)
-            return { self.lock.withLock { self.cancelled[index] = true } }
-        }
-
-        var count: Int { lock.withLock { bodies.count } }
-        var cancellations: [Bool] { lock.withLock { cancelled } }
-        /// How far from the standing clock each timer was due: the deadline each operation was given.
-        var delays: [Duration] { lock.withLock { instants.map { $0 - Self.origin } } }
-
-        /// Fires the only timer, as the event loop would at the deadline (a cancelled timer never fires there).
-        func fire() {
-            let body = lock.withLock { () -> (@Sendable () -> Void)? in
-                precondition(bodies.count == 1, "one timer expected")
-                return cancelled[0] ? nil : bodies[0]
-            }
-            body?()
-        }
-
-        /// Fires the only timer even when it was cancelled: a timer already running when its cancellation came.
-        func fireEvenIfCancelled() {
-            let body = lock.withLock { bodies[0] }
-            body()
-        }
-    }
-
     @Test func theOperationsValueComesBackWhenItEndsFirstAndItsTimerIsCancelled() async throws {
-        let timers = HandTimers()
+        let timers = HandDrivenTimers()
         let value = try await OperationDeadline.run(.seconds(5), timers: timers) { 42 }
         #expect(value == 42)
         #expect(timers.delays == [.seconds(5)])
@@ -68,7 +19,7 @@ import Testing
     }
 
     @Test func theOperationsErrorComesBackWhenItEndsFirstAndItsTimerIsCancelled() async {
-        let timers = HandTimers()
+        let timers = HandDrivenTimers()
         await #expect(throws: Refused.self) {
             try await OperationDeadline.run(.seconds(5), timers: timers) { () async throws -> Int in throw Refused() }
         }
@@ -87,7 +38,7 @@ import Testing
     @Test func aDeadlineThatPassesBeforeTheOperationStartsStillAnswersAndStopsIt() async {
         // The timer fires inside `schedule`, before the operation's task exists: the caller is answered, and the
         // operation, once started, is cancelled rather than left to run.
-        let timers = HandTimers(whenScheduled: { $0.fire() })
+        let timers = HandDrivenTimers(whenScheduled: { $0.fire() })
         let cancelledAtStart = Flag()
         let ran = Flag()
         await #expect(throws: DatabaseTimeoutError.self) {
@@ -114,7 +65,7 @@ import Testing
     }
 
     @Test func anOperationThatLiftsItsDeadlineInTimeMayTakeLonger() async throws {
-        let timers = HandTimers()
+        let timers = HandDrivenTimers()
         let value = try await OperationDeadline.run(.milliseconds(100), timers: timers, untilLifted: { deadline in
             #expect(deadline.lift())
             // The deadline's moment comes while the operation still runs; its timer was cancelled, so it never fires.
@@ -127,7 +78,7 @@ import Testing
 
     @Test func aTimerThatFiresAfterTheLiftIsIgnored() async throws {
         // Cancelling an event loop's timer can come too late for a timer already running.
-        let timers = HandTimers()
+        let timers = HandDrivenTimers()
         let value = try await OperationDeadline.run(.milliseconds(100), timers: timers, untilLifted: { deadline in
             #expect(deadline.lift())
             timers.fireEvenIfCancelled()
@@ -137,7 +88,7 @@ import Testing
     }
 
     @Test func anOperationTooLateToLiftItsDeadlineIsToldSo() async {
-        let timers = HandTimers()
+        let timers = HandDrivenTimers()
         let started = Flag()
         let release = Flag()
         let toldLate = Flag()
@@ -163,7 +114,7 @@ import Testing
     /// A caller of an operation stuck like a query on a connection the server closed under it: the operation
     /// notices cancellation (`askedToStop`) but ends only when the test sets `release`.
     struct StuckOperation {
-        let timers = HandTimers()
+        let timers = HandDrivenTimers()
         let started = Flag()
         let askedToStop = Flag()
         let release = Flag()

@@ -151,6 +151,7 @@ struct RequestBatcherTests {
 
         // While the stalled request is still out, a new lookup finds the spare free and goes at once.
         #expect(try await batcher.value(for: 3) == 3)
+        #expect(log.batches == [[0], [-1], [1, 2], [-1], [3]])
         await stalled.open()
         #expect(try await first.value == 0)
         #expect(batcher.requestsOut == 0)

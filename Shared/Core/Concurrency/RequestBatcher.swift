@@ -92,6 +92,11 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
     }
 
     public func value(for key: Key) async throws -> Value {
+        // At low load a slot is free and nobody waits: lead a batch of one at once, without queueing or suspending.
+        if let (request, isSpare) = state.withLock({ takeSlotIfIdle(&$0) }) {
+            if isSpare { spareTaken() }
+            return try await lead(key, request: request, others: [])
+        }
         let role = await withCheckedContinuation { (continuation: CheckedContinuation<Role, Never>) in
             let next = state.withLock { state in
                 state.waiting.append(Waiter(key: key, continuation: continuation))
@@ -151,6 +156,15 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
         if let next { start(next) }
     }
 
+    /// Counts a request as out for a caller that need not queue (no one waits, and a request may go now), and
+    /// returns its number; with the lock held.
+    private func takeSlotIfIdle(_ state: inout State) -> (request: Int, isSpare: Bool)? {
+        guard state.waiting.isEmpty else { return nil }
+        let now = timers.now()
+        guard mayStartRequest(state, now: now) else { return nil }
+        return countRequestOut(&state, sentAt: now)
+    }
+
     /// Takes the next batch off the queue, and counts its request as out, when one may go now; with the lock held.
     private func nextBatch(_ state: inout State) -> (request: Int, batch: [Waiter], isSpare: Bool)? {
         guard !state.waiting.isEmpty else { return nil }
@@ -159,10 +173,16 @@ public final class RequestBatcher<Key: Sendable, Value: Sendable>: Sendable {
         let count = min(maxBatch, state.waiting.count)
         let batch = Array(state.waiting.prefix(count))
         state.waiting.removeFirst(count)
+        let (request, isSpare) = countRequestOut(&state, sentAt: now)
+        return (request, batch, isSpare)
+    }
+
+    /// Counts one more request as out, sent at `sentAt`; with the lock held.
+    private func countRequestOut(_ state: inout State, sentAt: ContinuousClock.Instant) -> (request: Int, isSpare: Bool) {
         let isSpare = state.out.count >= slots
         state.lastRequest += 1
-        state.out.append((state.lastRequest, now))
-        return (state.lastRequest, batch, isSpare)
+        state.out.append((state.lastRequest, sentAt))
+        return (state.lastRequest, isSpare)
     }
 
     /// Whether a request may go out now: fewer than `slots` of those out are recent, and the spare, if there is one,
