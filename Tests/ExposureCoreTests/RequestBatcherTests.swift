@@ -1,3 +1,4 @@
+import ExposureTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -292,17 +293,5 @@ private func queueBehindABlockedLookup(
         try await waitUntil { batcher.waitingCount == keys.count }
         await gate.open()
         try await group.waitForAll()
-    }
-}
-
-/// Polls a condition that other tasks will make true; fails the test after 5 s instead of hanging.
-private func waitUntil(_ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 5 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(1))
     }
 }

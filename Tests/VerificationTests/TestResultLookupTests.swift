@@ -114,6 +114,38 @@ import Testing
     }
 
     @Test
+    func aLookupQueuedBehindAStalledRequestGoesInTheSpareAndIsCounted() async throws {
+        let stalling = StallingTestResultService()
+        try await TestServices.withRunning([stalling.bundle()]) { running in
+            let port = await running.bundle(StallingTestResultService.name).port("internal")
+            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
+            let lookup = TestResultLookup(
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+                policy: DownstreamPolicy(timeout: .seconds(30), attempts: 1, stalledAfter: .milliseconds(20)),
+                concurrency: 1, http: http, logger: TestLogger.quiet
+            )
+            let sparesBefore = Self.spareRequests()
+            let stalled = Task { try await lookup.result(for: SecretHash.sha256Hex("guid-0")) }
+            try await waitUntil { stalling.requestsReceived == 1 }
+
+            // The only slot is held by a request test-result does not answer; this lookup must not wait for it.
+            let queued = Task { try await lookup.result(for: SecretHash.sha256Hex("guid-1")) }
+            try await waitUntil { stalling.requestsReceived == 2 }
+            try #require(stalling.requestsReceived == 2, "the queued lookup went in no spare")
+            #expect(try await queued.value.result == 0)
+            #expect(Self.spareRequests() >= sparesBefore + 1)
+
+            stalling.release()
+            #expect(try await stalled.value.result == 0)
+            await http.shutdown()
+        }
+    }
+
+    static func spareRequests() -> Double {
+        PrometheusText.count(in: PrometheusText.ofThisProcess(), name: "verification_testresult_spare_requests_total")
+    }
+
+    @Test
     func theConcurrencySettingDefaultsToOneAndRefusesZero() throws {
         #expect(try VerificationConfiguration(TestServices.settings([:])).testResultConcurrency == 1)
         #expect(try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "3"])).testResultConcurrency == 3)
@@ -162,6 +194,38 @@ private final class EarlierTestResultService: Sendable {
         router.post("/api/v1/app/results") { _, _ -> Response in
             self.counts.withLock { $0.batch += 1 }
             return Response(status: .notFound)
+        }
+        let listener = HTTPListener(
+            name: "internal", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: Self.name, logger: TestLogger.quiet)
+        return ServiceBundle(name: Self.name, listeners: [listener], cleanup: {})
+    }
+}
+
+/// The internal listener of a test-result service that holds the first batch request it receives until released,
+/// as a stalled connection or a long pause would, and answers every other at once (every id unknown).
+private final class StallingTestResultService: Sendable {
+    static let name = "testresult-stalling"
+    private let received = Mutex(0)
+    private let released = Flag()
+
+    var requestsReceived: Int { received.withLock { $0 } }
+    func release() { released.set() }
+
+    func bundle() -> ServiceBundle {
+        let router = StandardRouter.make(service: Self.name, bodyLimit: .init(maxBytes: 10_000), readiness: [], metrics: false)
+        router.post("/api/v1/app/results") { request, _ -> Response in
+            struct Query: Decodable { let ids: [String] }
+            let query = try JSONDecoder().decode(Query.self, from: Data(buffer: try await request.body.collect(upTo: 10_000)))
+            let isFirst = self.received.withLock { count in
+                count += 1
+                return count == 1
+            }
+            if isFirst { try await waitUntil(limit: .seconds(20)) { self.released.isSet } }
+            let answers = Array(repeating: #"{"testResult":0,"sc":1750000000}"#, count: query.ids.count).joined(separator: ",")
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: #"{"results":["# + answers + "]}"))
+            )
         }
         let listener = HTTPListener(
             name: "internal", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: Self.name, logger: TestLogger.quiet)

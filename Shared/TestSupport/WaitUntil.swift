@@ -1,0 +1,16 @@
+import Testing
+
+/// Polls a condition that other tasks will make true; records an issue after `limit` instead of hanging, so a test
+/// whose expectation never comes true fails rather than waits for ever.
+public func waitUntil(
+    limit: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(limit)", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
