@@ -42,6 +42,13 @@ function common.cursor(lines, reusable)
     end
 end
 
+-- BENCH_PACE_MS: each connection waits this long after an answer before it sends its next request, so that a
+-- scenario runs at a partial load (the paced rows of scripts/bench) rather than as fast as the server answers.
+local pace_ms = tonumber(os.getenv("BENCH_PACE_MS") or "")
+if pace_ms and pace_ms > 0 then
+    function delay() return pace_ms end
+end
+
 -- One line on standard output: BENCH key=value…, latencies in microseconds.
 function done(summary, latency, requests)
     local exhausted_threads = 0
