@@ -9,8 +9,8 @@ import Testing
 @testable import TestResult
 @testable import Verification
 
-/// `TestResultLookup` against a running test-result service: batched lookups under concurrency, and a
-/// test-result service of an earlier version that has no batch path.
+/// `TestResultLookup` against a running test-result service: batched lookups under concurrency, a test-result
+/// service of an earlier version that has no batch path, and one that stalls (the spare request).
 @Suite struct TestResultLookupTests {
     @Test(arguments: TestDatabase.all)
     func concurrentLookupsThroughOneSlotEachGetTheirOwnResult(kind: TestDatabase) async throws {
