@@ -8,17 +8,21 @@ import Testing
 /// Fake requests (`cwa-fake: 1`) look like a real success and do nothing.
 @Suite struct FakeRequestTests {
     @Test(arguments: TestDatabase.all)
-    func fakeRequestsStoreNothingAndCallNoOne(kind: TestDatabase) async throws {
+    func fakeRequestsStoreNothingAndSpendNoTAN(kind: TestDatabase) async throws {
         try await SubmissionHarness.run(kind) { harness in
             let body = Payloads.bytes([Payloads.key(1, today: harness.today)])
-            let fake = try await harness.submit(body, tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1")
+            // A fake carrying a TAN that verification would accept: the decoy must not send it.
+            let tan = harness.verification.issue()
+            let fake = try await harness.submit(body, tan: tan, fake: "1")
             // The keys are not even parsed: garbage is answered the same way.
             let garbage = try await harness.submit([0xFF, 0x00, 0x13], tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1")
-            #expect(harness.verification.callCount == 0)
+            // Each fake asked verification about a random TAN, as a real submission asks about its own.
+            #expect(harness.verification.callCount == 2)
             #expect(try await harness.storedCount() == 0)
 
-            let real = try await harness.submit(body, tan: harness.verification.issue())
+            let real = try await harness.submit(body, tan: tan)
             #expect(real.status == 200)
+            #expect(try await harness.storedCount() > 0)
             for response in [fake, garbage] {
                 #expect(response.status == real.status)
                 #expect(response.body == real.body)
@@ -26,6 +30,22 @@ import Testing
                 #expect(response.header("content-length") == real.header("content-length"))
                 #expect(response.header("content-type") == real.header("content-type"))
             }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func fakesAnswerAlikeWhileVerificationFails(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { harness in
+            let body = Payloads.bytes([Payloads.key(1, today: harness.today)])
+            let healthy = try await harness.submit(body, tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1")
+            // The decoy's failure is not the fake's: it still looks like a real success.
+            harness.verification.failNext([.internalServerError])
+            let failing = try await harness.submit(body, tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1")
+            #expect(harness.verification.callCount == 2)
+            #expect(failing.status == 200)
+            #expect(failing.body == healthy.body)
+            #expect(failing.header("content-length") == healthy.header("content-length"))
+            #expect(try await harness.storedCount() == 0)
         }
     }
 

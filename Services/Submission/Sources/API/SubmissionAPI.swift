@@ -35,13 +35,15 @@ struct SubmissionAPI: APIProtocol {
             throw TANVerifier.invalidTAN
         }
         if isFake {
-            // Nothing is parsed, stored or verified: the body is read, as a real one is before the answer, and
-            // the answer leaves when a real one would.
+            // Nothing is parsed or stored: the body is read, as a real one is; verification is asked about a random
+            // TAN, as a real submission asks about its own (see `TANVerifier.decoy`); the answer leaves when a real
+            // one would.
             metrics.record(SubmissionTally(outcome: .fake))
             if case .application_x_hyphen_protobuf(let stream) = input.body {
                 _ = try? await [UInt8](collecting: stream, upTo: maxBodyBytes)
             }
-            await latency.releaseFake(endpoint: Self.endpoint, since: start)
+            let verifier = self.verifier, random = environment.random
+            await latency.releaseFake(endpoint: Self.endpoint, since: start, decoy: { await verifier.decoy(random: random) })
             return .ok(.init())
         }
         let (tally, error) = await submit(input.body, tan: tan)

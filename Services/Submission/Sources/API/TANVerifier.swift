@@ -71,6 +71,15 @@ struct TANVerifier: Sendable {
         }
     }
 
+    /// What a fake submission does in place of `spend`: it asks verification about a fresh random TAN, through the
+    /// same batches as real TANs. No stored TAN matches a random UUID v4, so verification refuses it and nothing is
+    /// spent; the TAN in the fake request's header is never sent. The network threads that verification's answer
+    /// wakes are those a real submission's verdict wakes, and without this fake answers left a little later than
+    /// real ones (docs/privacy.md). Its failures change nothing.
+    func decoy(random: any RandomSource) async {
+        _ = try? await batcher.value(for: Codes.uuidV4(using: random))
+    }
+
     static let invalidTAN = APIError.forbidden("The TAN is invalid, expired or already used.", code: "invalid_tan")
 }
 
