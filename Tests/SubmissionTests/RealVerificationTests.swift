@@ -8,7 +8,7 @@ import Testing
 @testable import Verification
 
 /// Submission against the real verification and test-result services over HTTP: the TAN a phone gets for a positive
-/// test is spent exactly once, and an EVENT teleTAN's TAN cannot upload keys.
+/// test is spent exactly once, a fake upload spends none, and an EVENT teleTAN's TAN cannot upload keys.
 @Suite struct RealVerificationTests {
     func submit(_ stack: RealVerificationStack, tan: String, firstByte: UInt8) async throws -> TestResponse {
         let today = Payloads.today(Date())
@@ -30,6 +30,24 @@ import Testing
             #expect(first.status == 200)
             let again = try await submit(stack, tan: tan, firstByte: 10)
             #expect(again.status == 403)
+            let stored = try await stack.store.count()
+            #expect(stored == 3)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aFakeUploadCarryingAValidTANLeavesItUnspent(kind: TestDatabase) async throws {
+        try await RealVerificationStack.run(kind) { stack in
+            let guid = SecretHash.sha256Hex(UUID().uuidString)
+            let lab = try await stack.lab.postJSON("/api/v1/lab/results", ["testResults": [["id": guid, "result": 2]]], headers: [("Authorization", "Bearer \(stack.labKey)")])
+            #expect(lab.status == 204)
+            let tan = try await stack.tan(for: ["key": guid, "keyType": "GUID"])
+            // The fake's decoy asks verification about a random TAN, never about the one in its header.
+            let fake = try await stack.submission.postRaw(
+                SubmissionHarness.path, [0xFF], headers: [("cwa-fake", "1"), ("cwa-authorization", tan)], contentType: "application/x-protobuf")
+            #expect(fake.status == 200)
+            let real = try await submit(stack, tan: tan, firstByte: 40)
+            #expect(real.status == 200)
             let stored = try await stack.store.count()
             #expect(stored == 3)
         }
