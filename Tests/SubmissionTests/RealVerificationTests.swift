@@ -38,10 +38,7 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func aFakeUploadCarryingAValidTANLeavesItUnspent(kind: TestDatabase) async throws {
         try await RealVerificationStack.run(kind) { stack in
-            let guid = SecretHash.sha256Hex(UUID().uuidString)
-            let lab = try await stack.lab.postJSON("/api/v1/lab/results", ["testResults": [["id": guid, "result": 2]]], headers: [("Authorization", "Bearer \(stack.labKey)")])
-            #expect(lab.status == 204)
-            let tan = try await stack.tan(for: ["key": guid, "keyType": "GUID"])
+            let tan = try #require(try await stack.positiveTANs(1).first)
             // The fake's decoy asks verification about a random TAN, never about the one in its header.
             let fake = try await stack.submission.postRaw(
                 SubmissionHarness.path, [0xFF], headers: [("cwa-fake", "1"), ("cwa-authorization", tan)], contentType: "application/x-protobuf")
