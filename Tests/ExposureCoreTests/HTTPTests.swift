@@ -15,11 +15,7 @@ import Testing
     ) async throws {
         let router = StandardRouter.make(service: "core-test", bodyLimit: bodyLimit, readiness: readiness, metrics: true)
         configure(router)
-        let bundle = ServiceBundle(
-            name: "core-test",
-            listeners: [HTTPListener(name: "main", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: "core-test", logger: TestLogger.quiet)],
-            cleanup: {}
-        )
+        let bundle = TestServices.standIn("core-test", listener: "main", router: router)
         try await TestServices.withRunning([bundle]) { running in
             try await body(await TestServices.client(running, "core-test", "main"))
         }

@@ -52,11 +52,7 @@ final class TestOIDCProvider: @unchecked Sendable {
         }
         router.get("/realms/test/auth") { request, _ in try self.authorize(request) }
         router.post("/realms/test/token") { request, _ in try await self.token(request) }
-        let bundle = ServiceBundle(
-            name: "oidc",
-            listeners: [HTTPListener(name: "web", address: ListenerAddress(host: "127.0.0.1", port: 0), router: router, serviceName: "oidc", logger: TestLogger.quiet)],
-            cleanup: {}
-        )
+        let bundle = TestServices.standIn("oidc", listener: "web", router: router)
         try await TestServices.withRunning([bundle]) { running in
             let bound = await running.bundle("oidc").port("web")
             lock.withLock { port = bound }

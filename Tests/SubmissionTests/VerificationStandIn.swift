@@ -50,7 +50,7 @@ final class VerificationStandIn: @unchecked Sendable {
     func stall(for duration: Duration) { lock.withLock { stall = duration } }
 
     func bundle() -> ServiceBundle {
-        let router = StandardRouter.make(service: Self.name, bodyLimit: .init(maxBytes: 10_000), readiness: [], metrics: false)
+        let router = TestServices.standInRouter(Self.name)
         router.post("/version/v1/tan/verify") { request, _ -> Response in
             struct Body: Decodable { let tan: String }
             let data = try await request.body.collect(upTo: 10_000)
@@ -67,9 +67,7 @@ final class VerificationStandIn: @unchecked Sendable {
             try await Task.sleep(for: delay)
             return answer
         }
-        let listener = HTTPListener(
-            name: "internal", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: Self.name, logger: TestLogger.quiet)
-        return ServiceBundle(name: Self.name, listeners: [listener], cleanup: {})
+        return TestServices.standIn(Self.name, listener: "internal", router: router)
     }
 
     private func answer(batch: [String]) -> (Duration, Response) {

@@ -21,11 +21,7 @@ import Testing
         router.get("/realms/health/protocol/openid-connect/certs") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: jwks)))
         }
-        let provider = ServiceBundle(
-            name: "provider",
-            listeners: [HTTPListener(name: "http", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: "provider", logger: TestLogger.quiet)],
-            cleanup: {}
-        )
+        let provider = TestServices.standIn("provider", listener: "http", router: router)
         try await TestServices.withRunning([provider]) { running in
             try await body("http://127.0.0.1:\(await running.bundle("provider").port("http"))/realms/health/protocol/openid-connect/certs")
         }

@@ -182,7 +182,7 @@ private final class EarlierTestResultService: Sendable {
     var batchAttempts: Int { counts.withLock { $0.batch } }
 
     func bundle() -> ServiceBundle {
-        let router = standInRouter(Self.name)
+        let router = TestServices.standInRouter(Self.name)
         router.post("/api/v1/app/result") { request, _ -> Response in
             struct Query: Decodable { let id: String }
             let query = try JSONDecoder().decode(Query.self, from: Data(buffer: try await request.body.collect(upTo: 10_000)))
@@ -195,7 +195,7 @@ private final class EarlierTestResultService: Sendable {
             self.counts.withLock { $0.batch += 1 }
             return Response(status: .notFound)
         }
-        return standInBundle(Self.name, router)
+        return TestServices.standIn(Self.name, listener: "internal", router: router)
     }
 }
 
@@ -210,7 +210,7 @@ private final class StallingTestResultService: Sendable {
     func release() { released.set() }
 
     func bundle() -> ServiceBundle {
-        let router = standInRouter(Self.name)
+        let router = TestServices.standInRouter(Self.name)
         router.post("/api/v1/app/results") { request, _ -> Response in
             struct Query: Decodable { let ids: [String] }
             let query = try JSONDecoder().decode(Query.self, from: Data(buffer: try await request.body.collect(upTo: 10_000)))
@@ -225,18 +225,6 @@ private final class StallingTestResultService: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: #"{"results":["# + answers + "]}"))
             )
         }
-        return standInBundle(Self.name, router)
+        return TestServices.standIn(Self.name, listener: "internal", router: router)
     }
-}
-
-/// The router of a stand-in for test-result's internal listener.
-private func standInRouter(_ name: String) -> Router<BasicRequestContext> {
-    StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), readiness: [], metrics: false)
-}
-
-/// A stand-in's internal listener on a free port, serving `router`.
-private func standInBundle(_ name: String, _ router: Router<BasicRequestContext>) -> ServiceBundle {
-    let listener = HTTPListener(
-        name: "internal", address: .init(host: "127.0.0.1", port: 0), router: router, serviceName: name, logger: TestLogger.quiet)
-    return ServiceBundle(name: name, listeners: [listener], cleanup: {})
 }
