@@ -135,8 +135,7 @@ struct RequestBatcherTests {
         let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled])
         let first = Task { try await batcher.value(for: 0) }
         try await waitUntil { log.batches.count == 1 }
-        let queued = [1, 2].map { key in Task { try await batcher.value(for: key) } }
-        try await waitUntil { batcher.waitingCount == 2 }
+        let queued = try await Self.queue([1, 2], on: batcher)
 
         timers.advance(to: 99)
         #expect(batcher.waitingCount == 2)
@@ -156,6 +155,18 @@ struct RequestBatcherTests {
         await stalled.open()
         #expect(try await first.value == 0)
         #expect(batcher.requestsOut == 0)
+    }
+
+    /// Starts a lookup for each key in turn, each one queued before the next starts: tasks started together queue
+    /// in whatever order they happen to run, and the tests compare batches in order.
+    static func queue(_ keys: [Int], on batcher: RequestBatcher<Int, Int>) async throws -> [Task<Int, any Error>] {
+        var tasks: [Task<Int, any Error>] = []
+        for key in keys {
+            let waiting = batcher.waitingCount + 1
+            tasks.append(Task { try await batcher.value(for: key) })
+            try await waitUntil { batcher.waitingCount == waiting }
+        }
+        return tasks
     }
 
     /// One slot and a spare after 100 ms: key 0's request has been held since 0 ms, and key 1, which queued behind
@@ -189,8 +200,7 @@ struct RequestBatcherTests {
         let scene = try await SpareInUse.start()
         let (timers, log, batcher, stalled, spare) = (scene.timers, scene.log, scene.batcher, scene.stalled, scene.spare)
         let (first, inSpare) = (scene.first, scene.inSpare)
-        let queued = [2, 3].map { key in Task { try await batcher.value(for: key) } }
-        try await waitUntil { batcher.waitingCount == 2 }
+        let queued = try await Self.queue([2, 3], on: batcher)
         #expect(batcher.requestsOut == 2)
 
         // At 150 ms the spare (sent at 100 ms) is recent and holds the one slot.
