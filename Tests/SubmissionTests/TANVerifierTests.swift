@@ -93,6 +93,16 @@ import Testing
     }
 
     @Test
+    func requestsCarryCompactJSON() async throws {
+        let standIn = VerificationStandIn()
+        let tan = standIn.issue()
+        try await Self.withVerifier(standIn) { verifier in
+            #expect(await Self.outcome(of: tan, at: verifier) == nil)
+        }
+        #expect(standIn.requestBodies == [#"{"tans":["\#(tan)"]}"#])
+    }
+
+    @Test
     func theBatchPathIsTriedAgainAfterTheRetryInterval() async throws {
         let standIn = VerificationStandIn(batchPath: false)
         try await Self.withVerifier(standIn, batchPathRetry: .zero) { verifier in

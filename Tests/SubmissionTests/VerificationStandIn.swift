@@ -24,6 +24,7 @@ final class VerificationStandIn: @unchecked Sendable {
     private var failures: [HTTPResponse.Status] = []
     private var stall: Duration = .zero
     private var batchCalls = 0
+    private var bodies: [String] = []
     private let batchPath: Bool
 
     init(batchPath: Bool = true) {
@@ -43,6 +44,9 @@ final class VerificationStandIn: @unchecked Sendable {
     /// How many of them were for the batch path (answered 404 without `batchPath`).
     var batchCallCount: Int { lock.withLock { batchCalls } }
 
+    /// The bodies of the requests that arrived, in order, as text.
+    var requestBodies: [String] { lock.withLock { bodies } }
+
     /// The next requests are answered with these statuses (without touching any TAN).
     func failNext(_ statuses: [HTTPResponse.Status]) { lock.withLock { failures = statuses } }
 
@@ -54,6 +58,7 @@ final class VerificationStandIn: @unchecked Sendable {
         router.post("/version/v1/tan/verify") { request, _ -> Response in
             struct Body: Decodable { let tan: String }
             let data = try await request.body.collect(upTo: 10_000)
+            self.record(data)
             let tan = try JSONDecoder().decode(Body.self, from: Data(buffer: data)).tan
             let (delay, answer) = self.answer(tan)
             try await Task.sleep(for: delay)
@@ -62,12 +67,17 @@ final class VerificationStandIn: @unchecked Sendable {
         router.post("/version/v1/tans/verify") { request, _ -> Response in
             struct Body: Decodable { let tans: [String] }
             let data = try await request.body.collect(upTo: 10_000)
+            self.record(data)
             let tans = try JSONDecoder().decode(Body.self, from: Data(buffer: data)).tans
             let (delay, answer) = self.answer(batch: tans)
             try await Task.sleep(for: delay)
             return answer
         }
         return TestServices.standIn(Self.name, listener: "internal", router: router)
+    }
+
+    private func record(_ body: ByteBuffer) {
+        lock.withLock { bodies.append(String(buffer: body)) }
     }
 
     private func answer(batch: [String]) -> (Duration, Response) {

@@ -109,6 +109,8 @@ import Testing
             }
             #expect(earlier.batchAttempts == 3)
             #expect(earlier.singleLookups == 3)
+            // Compact JSON, as every service sends it.
+            #expect(earlier.lastSingleBody == #"{"id":"\#(SecretHash.sha256Hex("guid-2"))"}"#)
             await http.shutdown()
         }
     }
@@ -175,17 +177,22 @@ private final class EarlierTestResultService: Sendable {
     static let name = "testresult-earlier"
     private let results: [String: Int]
     private let counts = Mutex((single: 0, batch: 0))
+    private let lastBody = Mutex("")
 
     init(results: [String: Int]) { self.results = results }
 
     var singleLookups: Int { counts.withLock { $0.single } }
     var batchAttempts: Int { counts.withLock { $0.batch } }
+    /// The body of the last single lookup, as text.
+    var lastSingleBody: String { lastBody.withLock { $0 } }
 
     func bundle() -> ServiceBundle {
         let router = TestServices.standInRouter(Self.name)
         router.post("/api/v1/app/result") { request, _ -> Response in
             struct Query: Decodable { let id: String }
-            let query = try JSONDecoder().decode(Query.self, from: Data(buffer: try await request.body.collect(upTo: 10_000)))
+            let received = try await request.body.collect(upTo: 10_000)
+            self.lastBody.withLock { $0 = String(buffer: received) }
+            let query = try JSONDecoder().decode(Query.self, from: Data(buffer: received))
             self.counts.withLock { $0.single += 1 }
             let result = self.results[query.id]
             let body = result.map { #"{"testResult":\#($0),"sc":1750000000,"labId":"lab-1"}"# } ?? #"{"testResult":0,"sc":1750000000}"#

@@ -9,6 +9,8 @@ extension Client {
         transport: some ClientTransport,
         middlewares: [any ClientMiddleware] = []
     ) -> Client {
-        Client(serverURL: baseURL, transport: transport, middlewares: middlewares)
+        // Compact JSON: the runtime's default pretty-prints and sorts every request body, which only costs time
+        // between services.
+        Client(serverURL: baseURL, configuration: .init(jsonEncodingOptions: []), transport: transport, middlewares: middlewares)
     }
 }
