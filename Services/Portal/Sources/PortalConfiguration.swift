@@ -56,7 +56,7 @@ public struct PortalConfiguration: Sendable {
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
         verificationPolicy = DownstreamPolicy(
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(5), minimum: .milliseconds(10)),
-            // A retry only follows a proxy's 502/503/504, never an answer of verification itself.
+            // A retry only follows a failed connection or a proxy's 502/503/504, never an answer of verification itself.
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 2, in: 1...10)
         )
         dataDirectory = settings.string("DATA_DIR", default: "./data")
