@@ -135,6 +135,10 @@ import Testing
             let large = try await client.postRaw("/echo", Array(repeating: 0x41, count: 101))
             #expect(large.status == 406)
             #expect(large.json["error"] as? String == "not_acceptable")
+            // The contract refuses a body without Content-Length (chunked), however small.
+            let chunked = try await client.postChunked("/echo", Array(repeating: 0x41, count: 10))
+            #expect(chunked.status == 406)
+            #expect(chunked.json["error"] as? String == "not_acceptable")
         }
     }
 }

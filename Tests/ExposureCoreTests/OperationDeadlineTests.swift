@@ -58,6 +58,7 @@ import Testing
         await Self.waitUntil(stuck.started)
         stuck.caller.cancel()
         await Self.waitUntil(stuck.askedToStop)
+        #expect(stuck.askedToStop.isSet, "the caller's cancellation did not reach the operation")
         // The operation ignores the request; the deadline still answers the caller.
         stuck.timers.fire()
         await #expect(throws: DatabaseTimeoutError.self) { try await stuck.caller.value }

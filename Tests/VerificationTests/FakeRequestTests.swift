@@ -49,13 +49,23 @@ import Testing
         }
     }
 
+    /// Fake polls and TAN requests make decoy lookups (for their timing); a failed one changes nothing an observer
+    /// sees: the fakes look as they do while test-result answers.
     @Test(arguments: TestDatabase.all)
     func fakesAnswerAlikeWhileTheTestResultServiceIsDown(kind: TestDatabase) async throws {
-        // Fake polls and TAN requests make decoy lookups (for their timing); a failed one changes nothing.
-        try await VerificationHarness.run(on: kind, testResultDown: true) { h in
-            try #require(try await h.testResult(Codes.uuidV4(using: SystemRandomSource()), fake: "1").status == 200)
-            try #require(try await h.tan(Codes.uuidV4(using: SystemRandomSource()), fake: "1").status == 201)
+        func fakeShapes(_ h: VerificationHarness) async throws -> [Shape] {
+            [
+                Shape(try await h.testResult(Codes.uuidV4(using: SystemRandomSource()), fake: "1")),
+                Shape(try await h.tan(Codes.uuidV4(using: SystemRandomSource()), fake: "1")),
+            ]
         }
+        var usual: [Shape] = []
+        var whileDown: [Shape] = []
+        try await VerificationHarness.run(on: kind) { usual = try await fakeShapes($0) }
+        try await VerificationHarness.run(on: kind, testResultDown: true) { whileDown = try await fakeShapes($0) }
+        #expect(usual.map(\.status) == [200, 201])
+        #expect(usual.map(\.size) == [ResponseSizes.testResult, ResponseSizes.tan])
+        #expect(whileDown == usual)
     }
 
     @Test(arguments: TestDatabase.all)

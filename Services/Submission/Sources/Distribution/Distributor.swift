@@ -38,10 +38,14 @@ public struct Distributor: Sendable {
 
     /// Runs once if no other replica is running it; nil when another one is.
     public func runExclusively(now: Date) async throws -> DistributionReport? {
-        try await ExclusiveJob.run("distribution", on: database, lockFile: configuration.exportDirectory.appendingPathComponent(".distribution.lock")) {
+        try await ExclusiveJob.run(Self.jobName, on: database, lockFile: lockFile) {
             try await run(now: now)
         }
     }
+
+    /// What keeps two runs apart: the job's name (PostgreSQL) and a file beside the exports (SQLite).
+    static let jobName = "distribution"
+    var lockFile: URL { configuration.exportDirectory.appendingPathComponent(".distribution.lock") }
 
     public func run(now: Date) async throws -> DistributionReport {
         let start = ContinuousClock.now
