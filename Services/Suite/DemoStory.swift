@@ -16,6 +16,8 @@ struct DemoStory {
 
     let endpoints: Endpoints
     let credentials: [String: String]
+    /// Where the credentials came from, for the advice when a service refuses one.
+    let credentialsSource: String
     let exportPublicKey: P256.Signing.PublicKey?
     let http = DemoClient()
     let random = SystemRandomSource()
@@ -37,7 +39,8 @@ struct DemoStory {
             ["testResults": [["id": hashedGUID, "result": 2]]],
             headers: [("Authorization", "Bearer \(labKey)")]
         )
-        try expectDemo(lab.status == 204, "the lab's upload was answered \(lab.status): \(lab.text)")
+        try expectDemo(lab.status == 204, "the lab's upload was answered \(lab.status): \(lab.text)"
+            + (lab.status == 401 ? "\nThe lab key came from \(credentialsSource)." : ""))
         say("1. The lab posts a positive result for test \(guid.prefix(8))… (stored under its SHA-256 only): \(lab.status)")
 
         let registration = try await http.postJSON(endpoints.verification + "/version/v1/registrationToken",

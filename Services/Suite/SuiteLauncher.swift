@@ -135,6 +135,7 @@ enum SuiteLauncher {
                     "LAB_API_KEY": try required("DEMO_LAB_API_KEY"),
                     "OFFICER_USER": environment["DEMO_OFFICER_USER"], "OFFICER_PASSWORD": environment["DEMO_OFFICER_PASSWORD"],
                 ].compactMapValues { $0 },
+                credentialsSource: "DEMO_LAB_API_KEY",
                 exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: String(contentsOfFile: keyFile, encoding: .utf8))
             )
             try await story.runTestStory()
@@ -158,6 +159,9 @@ enum SuiteLauncher {
         let story = DemoStory(
             endpoints: services.endpoints,
             credentials: services.credentials,
+            credentialsSource: alreadyRunning
+                ? "\(layout.path("credentials.txt")); a suite already running keeps its own, so give the demo the DATA_DIR that suite was started with"
+                : layout.path("credentials.txt"),
             exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: services.exportPublicKeyPEM)
         )
         do {

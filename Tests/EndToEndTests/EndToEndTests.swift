@@ -9,7 +9,7 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func theDemoStoryHoldsAgainstSeparateProcesses(kind: TestDatabase) async throws {
         try await EndToEndStack.run(on: kind) { stack in
-            let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: [
+            let environment = [
                 "DEMO_VERIFICATION_URL": stack.verification,
                 "DEMO_TESTRESULT_URL": stack.testResultLabs,
                 "DEMO_SUBMISSION_URL": stack.submission,
@@ -18,12 +18,20 @@ import Testing
                 "DEMO_OFFICER_USER": stack.officer.user,
                 "DEMO_OFFICER_PASSWORD": stack.officer.password,
                 "DEMO_EXPORT_PUBLIC_KEY_FILE": stack.exportPublicKeyFile.path,
-            ])
+            ]
+            let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: environment)
             #expect(demo.status == 0, "\(demo.output)\n\(stack.logs)")
             #expect(demo.output.contains("A second upload with the same TAN is refused: 403"))
             #expect(demo.output.contains("verifies the ECDSA P-256 signature: valid"))
             #expect(demo.output.contains("exchanges it for a registration token: 201"))
             #expect(demo.output.contains("Every step held."))
+            // A key the lab service does not know stops the demo at its first step, saying where the key came from.
+            var wrongKey = environment
+            wrongKey["DEMO_LAB_API_KEY"] = "not-a-key"
+            let refused = try ServiceProcess.run("exposure-suite", ["demo"], environment: wrongKey)
+            #expect(refused.status != 0)
+            #expect(refused.output.contains("the lab's upload was answered 401"), "\(refused.output)")
+            #expect(refused.output.contains("The lab key came from DEMO_LAB_API_KEY."), "\(refused.output)")
             // No log line of any service carries a secret of the story (tokens and TANs are UUIDs, GUIDs are 64 hex
             // characters) or a client address (the only addresses logged are the listeners' own, at start-up).
             let lines = stack.logs.split(separator: "\n").map(String.init)
