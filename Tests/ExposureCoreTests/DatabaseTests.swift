@@ -137,20 +137,7 @@ import Testing
         try await kind.withFreshDatabase { database in
             let lockFile = FileManager.default.temporaryDirectory.appendingPathComponent("job-\(UUID().uuidString).lock")
             defer { try? FileManager.default.removeItem(at: lockFile) }
-            let started = Flag(), release = Flag()
-            let first = Task {
-                try await ExclusiveJob.run("held", on: database, lockFile: lockFile) {
-                    started.set()
-                    while !release.isSet { try await Task.sleep(for: .milliseconds(5)) }
-                    return 1
-                }
-            }
-            try await waitUntil { started.isSet }
-            let second = try await ExclusiveJob.run("held", on: database, lockFile: lockFile) { 2 }
-            release.set()
-            #expect(second == nil)
-            #expect(try await first.value == 1)
-            #expect(try await ExclusiveJob.run("held", on: database, lockFile: lockFile) { 3 } == 3)
+            try await Self.expectASecondRunToSkip { body in try await ExclusiveJob.run("held", on: database, lockFile: lockFile, body) }
         }
     }
 
@@ -158,21 +145,29 @@ import Testing
     @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
     func aJobLockHeldElsewhereMakesTheRoundSkip(kind: TestDatabase) async throws {
         try await kind.withFreshDatabase { database in
-            let started = Flag(), release = Flag()
-            let first = Task {
-                try await JobLock.runExclusively("held", on: database) { _ in
-                    started.set()
-                    while !release.isSet { try await Task.sleep(for: .milliseconds(5)) }
-                    return 1
-                }
-            }
-            try await waitUntil { started.isSet }
-            let second = try await JobLock.runExclusively("held", on: database) { _ in 2 }
-            release.set()
-            #expect(second == nil)
-            #expect(try await first.value == 1)
-            #expect(try await JobLock.runExclusively("held", on: database) { _ in 3 } == 3)
+            try await Self.expectASecondRunToSkip { body in try await JobLock.runExclusively("held", on: database) { _ in try await body() } }
         }
+    }
+
+    /// Holds one run of a job in its body, runs it again meanwhile (nil expected: skipped), then once more after the
+    /// first has ended (expected to run). `run` runs its body under the job's lock.
+    static func expectASecondRunToSkip(
+        _ run: @escaping @Sendable (_ body: @escaping @Sendable () async throws -> Int) async throws -> Int?
+    ) async throws {
+        let started = Flag(), release = Flag()
+        let first = Task {
+            try await run {
+                started.set()
+                try await release.wait()
+                return 1
+            }
+        }
+        try await waitUntil { started.isSet }
+        let second = try await run { 2 }
+        release.set()
+        #expect(second == nil)
+        #expect(try await first.value == 1)
+        #expect(try await run { 3 } == 3)
     }
 
     /// Getting the connection and the lock of an exclusive job has the operation deadline: a round that cannot start
@@ -285,10 +280,10 @@ import Testing
             try await database.transaction { connection in
                 try await connection.raw("INSERT INTO things (name) VALUES ('first')").run()
                 firstHolds.set()
-                while !releaseFirst.isSet { try await Task.sleep(for: .milliseconds(1)) }
+                try await releaseFirst.wait()
             }
         }
-        while !firstHolds.isSet { try await Task.sleep(for: .milliseconds(1)) }
+        try await firstHolds.wait()
         let second = Task {
             try await database.transaction { try await $0.raw("INSERT INTO things (name) VALUES ('second')").run() }
         }

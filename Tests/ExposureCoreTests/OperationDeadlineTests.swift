@@ -139,8 +139,7 @@ import Testing
 
     /// Waits until `flag` is set, for at most 10 s (a test that fails must not hang).
     static func waitUntil(_ flag: Flag) async {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !flag.isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+        try? await flag.wait(limit: .seconds(10))
     }
 
     /// As `waitUntil`, carrying on through cancellation, as a query stuck on a dead connection does.

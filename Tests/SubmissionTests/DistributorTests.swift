@@ -157,7 +157,7 @@ import Testing
                 let other = Task {
                     try await ExclusiveJob.run(Distributor.jobName, on: h.database, lockFile: run.distributor.lockFile) {
                         started.set()
-                        while !release.isSet { try await Task.sleep(for: .milliseconds(5)) }
+                        try await release.wait()
                     }
                 }
                 try await waitUntil { started.isSet }
