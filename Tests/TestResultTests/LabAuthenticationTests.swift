@@ -19,6 +19,34 @@ import Testing
         }
     }
 
+    /// Without TLS nothing strips a client-sent fingerprint header, and fingerprints are public: a registered
+    /// certificate must not authenticate through it (ClientCertificateTests covers the TLS listener).
+    @Test(arguments: TestDatabase.all)
+    func aFingerprintHeaderIsNoCredentialOnAPlainListener(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let fingerprint = SecretHash.sha256Hex("a registered lab certificate")
+            try await LabCredentialStore(database: h.database).add(labID: "lab-munich", keyHash: fingerprint, kind: .certificate, now: h.clock.now())
+            let body: [String: Any] = ["testResults": [["id": TestResultHarness.guid(1), "result": 2]]]
+            let response = try await h.lab.postJSON("/api/v1/lab/results", body, headers: [("x-exposure-client-cert-sha256", fingerprint)])
+            #expect(response.status == 401)
+            #expect(response.json["error"] as? String == "unauthorized")
+            try #require(try await h.count() == 0)
+        }
+    }
+
+    /// An operator registering a certificate for a listener without TLS learns that it cannot be used yet.
+    @Test func addingACertificateWithoutTLSSaysItWaitsForTLS() async throws {
+        try await TestDatabase.sqlite.withFreshDatabaseURL { url in
+            let configuration = try TestResultConfiguration(TestServices.settings(["DATABASE_URL": url.connectionString]))
+            let fingerprint = SecretHash.sha256Hex("a lab certificate")
+            let output = try await TestResultAdmin.labs(["add-cert", "lab-munich", fingerprint], configuration: configuration, environment: TestServices.environment())
+            #expect(output.contains("Lab lab-munich can now post results over TLS with the client certificate \(fingerprint)."))
+            #expect(output.contains("accepts API keys only"))
+            let listed = try await TestResultAdmin.labs(["list"], configuration: configuration, environment: TestServices.environment())
+            #expect(listed.contains("lab-munich"))
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func aLabCannotClaimAnotherLabsId(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in

@@ -41,7 +41,13 @@ public enum TestResultAdmin {
                     """
             case .addCertificate(let labID, let fingerprint):
                 try await store.add(labID: labID, keyHash: fingerprint, kind: .certificate, now: now)
-                return "Lab \(labID) can now post results over TLS with the client certificate \(fingerprint)."
+                let registered = "Lab \(labID) can now post results over TLS with the client certificate \(fingerprint)."
+                guard configuration.labTLS == nil else { return registered }
+                return registered + """
+
+                    This configuration has no TLS_CERT_FILE and TLS_KEY_FILE: the lab listener speaks plain HTTP and \
+                    accepts API keys only, until it is given a certificate and key.
+                    """
             case .list:
                 let rows = try await store.list()
                 guard !rows.isEmpty else { return "No lab credentials." }

@@ -34,7 +34,10 @@ public enum TestResultService {
         )
         let middlewares: [any ServerMiddleware] = [
             OpenAPIErrorMiddleware(logger: logger),
-            LabAuthenticationMiddleware(credentials: LabCredentialStore(database: database)),
+            LabAuthenticationMiddleware(
+                credentials: LabCredentialStore(database: database),
+                certificatesFromTLS: configuration.labTLS?.requestClientCertificate == true
+            ),
         ]
         let readiness = [ReadinessCheck.database(database)]
 

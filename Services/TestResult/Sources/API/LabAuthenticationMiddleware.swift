@@ -13,6 +13,10 @@ enum AuthenticatedLab {
 /// every result of the request is stored under. Unknown or missing credential → 401.
 struct LabAuthenticationMiddleware: ServerMiddleware {
     let credentials: LabCredentialStore
+    /// Whether the fingerprint header comes from the TLS layer (`ListenerTLS` asking for client certificates). On a
+    /// plain listener nothing removes a copy a client sent, and a certificate's fingerprint is no secret: there the
+    /// header is ignored, and only API keys authenticate.
+    let certificatesFromTLS: Bool
     let protectedOperations: Set<String> = ["postLabResults", "postQuickTestResults"]
 
     func intercept(
@@ -33,7 +37,7 @@ struct LabAuthenticationMiddleware: ServerMiddleware {
                 throw APIError.unauthorized("The API key is unknown or revoked.")
             }
             labID = found
-        } else if let fingerprint = request.headerFields[ListenerTLS.clientCertificateHeader] {
+        } else if certificatesFromTLS, let fingerprint = request.headerFields[ListenerTLS.clientCertificateHeader] {
             // Set only by the TLS layer from the certificate the client presented (a client-sent copy is removed).
             guard let found = try await credentials.labID(forKeyHash: fingerprint, kind: .certificate) else {
                 throw APIError.unauthorized("The client certificate is not registered for a lab.")
