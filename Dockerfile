@@ -25,6 +25,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /var/lib/exposure exposure
 COPY --from=build /out/ /usr/local/bin/
+# Mount points for docker-compose.yml's volumes: a new named volume takes the owner of the directory it is mounted
+# on, so the services, which do not run as root, can write their keys and the export tree there.
+RUN mkdir -p /keys /exports && chown exposure:exposure /keys /exports
 USER exposure
 WORKDIR /var/lib/exposure
 ENV BIND_HOST=0.0.0.0 LOG_FORMAT=json
