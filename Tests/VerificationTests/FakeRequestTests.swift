@@ -73,6 +73,14 @@ import Testing
         try await VerificationHarness.run(on: kind) { h in
             try #require(try await h.app.postJSON("/version/v1/registrationToken", ["keyType": "GUID"], headers: [("cwa-fake", "1")]).status == 400)
             try #require(try await h.app.postRaw("/version/v1/testresult", Array("{".utf8), headers: [("cwa-fake", "1")]).status == 400)
+            // An ill-formed registration token is refused alike, fake or real.
+            for path in ["/version/v1/testresult", "/version/v1/tan"] {
+                for fake in ["0", "1"] {
+                    let response = try await h.app.postJSON(path, ["registrationToken": "not-a-uuid"], headers: [("cwa-fake", fake)])
+                    #expect(response.status == 400, "\(path), cwa-fake \(fake)")
+                    #expect(response.json["error"] as? String == "unknown_registration_token", "\(path), cwa-fake \(fake)")
+                }
+            }
         }
     }
 

@@ -73,6 +73,8 @@ struct VerificationAPI: APIProtocol {
         let start = ContinuousClock.now
         guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         if try isFake(input.headers.cwa_hyphen_fake) {
+            // The token's form is checked as a real request's is, before any lookup: an ill-formed one is a 400 for both.
+            _ = try tokenHash(body.registrationToken)
             let answer = testResultResponse(LookedUpResult(result: 0, sampleCollection: clock.now().epochSeconds, labID: nil))
             await fake("testresult", since: start, decoy: { await lookUpDecoy() })
             return .ok(.init(body: .json(answer)))
@@ -97,6 +99,7 @@ struct VerificationAPI: APIProtocol {
         let start = ContinuousClock.now
         guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         if try isFake(input.headers.cwa_hyphen_fake) {
+            _ = try tokenHash(body.registrationToken)
             let answer = tanResponse(Codes.uuidV4(using: random))
             await fake("tan", since: start, decoy: { await lookUpDecoy(); await sessionDecoy() })
             return .created(.init(body: .json(answer)))
