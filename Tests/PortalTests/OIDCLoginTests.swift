@@ -24,6 +24,18 @@ import Testing
         return try await browser.get(local(try #require(provider.header("Location")), browser))
     }
 
+    /// A provider's `expires_in` is trusted only within 0 s to a day: no overflow (a crash) and no token kept for ever.
+    @Test func aProvidersTokenLifetimeIsBounded() throws {
+        func expiry(_ expiresIn: String) throws -> Int64? {
+            let json = #"{"access_token": "a", "expires_in": \#(expiresIn)}"#
+            return try JSONDecoder().decode(OIDCTokenResponse.self, from: Data(json.utf8)).accessTokenExpiry(after: 1_000)
+        }
+        #expect(try expiry("300") == 1_300)
+        #expect(try expiry("\(Int.max)") == 1_000 + 86_400)
+        #expect(try expiry("-5") == 1_000)
+        #expect(try expiry("null") == nil)
+    }
+
     @Test(arguments: TestDatabase.all)
     func anOfficerSignsInAtTheProviderAndIssuesWithTheProvidersToken(kind: TestDatabase) async throws {
         let provider = TestOIDCProvider(roles: ["c19hotline"], clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))

@@ -58,7 +58,7 @@ extension PortalWeb {
         }
         let sessionTokens = OIDCSessionTokens(
             accessToken: tokens.access_token,
-            accessTokenExpiresAt: tokens.expires_in.map { clock.now().epochSeconds + Int64($0) },
+            accessTokenExpiresAt: tokens.accessTokenExpiry(after: clock.now().epochSeconds),
             refreshToken: tokens.refresh_token
         )
         // The provider brought the browser here cross-site, and browsers withhold SameSite=Strict cookies from
@@ -84,7 +84,7 @@ extension PortalWeb {
             let fresh = try await oidc.refresh(refreshToken: refreshToken)
             let updated = OIDCSessionTokens(
                 accessToken: fresh.access_token,
-                accessTokenExpiresAt: fresh.expires_in.map { now + Int64($0) },
+                accessTokenExpiresAt: fresh.accessTokenExpiry(after: now),
                 refreshToken: fresh.refresh_token ?? refreshToken
             )
             try await sessions.updateTokens(idHash: session.idHash, updated)

@@ -15,6 +15,12 @@ public struct OIDCTokenResponse: Decodable, Sendable {
     public let id_token: String?
     public let refresh_token: String?
     public let expires_in: Int?
+
+    /// When the access token expires, `expires_in` seconds after `now`, read as 0 to 1 day: a provider's absurd
+    /// value can neither overflow the sum nor keep a token in use for longer than an officer's session lasts.
+    public func accessTokenExpiry(after now: Int64) -> Int64? {
+        expires_in.map { now + Int64(min(max($0, 0), 86_400)) }
+    }
 }
 
 /// Keycloak's layout of realm roles, in ID and access tokens.
