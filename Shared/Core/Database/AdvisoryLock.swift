@@ -4,8 +4,9 @@ import SQLKit
 /// "Only one replica at a time" for scheduled jobs (retention, distribution).
 ///
 /// PostgreSQL: a transaction-scoped advisory lock, tried without waiting, so a replica that finds the job
-/// running elsewhere skips this round. SQLite: the database has a single writer anyway; an in-process lock
-/// keeps two runs in one process apart, and a file lock (see `FileLock`) guards separate processes.
+/// running elsewhere skips this round. SQLite: the round is one `BEGIN IMMEDIATE` transaction, so rounds of two
+/// processes on one file take turns rather than skip; that suits retention, whose second round finds nothing left
+/// to delete. A job that must not run twice at all (distribution) takes `ExclusiveJob`'s file lock instead.
 public enum JobLock {
     /// Runs `body` inside a transaction if this replica wins the lock named `name`; returns nil when
     /// another replica holds it.
