@@ -80,6 +80,9 @@ import Testing
         #expect(https.allowedHosts.contains("portal.example"))
         #expect(https.healthAuthorities == [HealthAuthority(number: "1.01.0.01."), HealthAuthority(number: "2.02.0.02.", name: "Amt")])
         #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["HEALTH_AUTHORITIES": "1,1"])) }
+        for missingNumber in ["=", "=Amt", " = Amt"] {
+            #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["HEALTH_AUTHORITIES": missingNumber])) }
+        }
         #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["OIDC_ISSUER": "https://idp.example"])) }
         #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["LOCAL_LOGIN": "false"])) }
         #expect(throws: ConfigurationError.self) { try PortalConfiguration(TestServices.settings(["LOGIN_ATTEMPTS": "0"])) }

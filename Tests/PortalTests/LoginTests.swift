@@ -53,6 +53,20 @@ import Testing
         }
     }
 
+    /// A name no account can have (a NUL byte, which PostgreSQL refuses in a query; too long; a space) is answered as
+    /// an unknown user, not with an error page.
+    @Test(arguments: TestDatabase.all)
+    func aNameInNoAccountsFormIsAnUnknownUser(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            try await h.addOfficer("anna")
+            for name in ["an\u{0}na", String(repeating: "a", count: 65), "an na", "änna"] {
+                let response = try await h.browser().signIn(name, PortalHarness.password)
+                #expect(response.status == 401, "\(name.debugDescription)")
+                #expect(response.text.contains("The user name or password is wrong"), "\(name.debugDescription)")
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func aNameOutOfAttemptsIsRefusedEvenWithTheRightPasswordUntilItsWindowEnds(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "3", "LOGIN_ATTEMPT_WINDOW": "10m"]) { h in

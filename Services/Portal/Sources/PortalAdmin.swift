@@ -95,8 +95,7 @@ public enum PortalAdmin {
     // MARK: Helpers
 
     static func validName(_ name: String) throws -> String {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "._@-"))
-        guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy({ allowed.contains($0) && $0.isASCII }) else {
+        guard UserName.isWellFormed(name) else {
             throw UsageError("a user name has 1 to 64 letters, digits, '.', '_', '@' or '-'")
         }
         return name

@@ -28,7 +28,8 @@ extension PortalWeb {
             countSignIn(.throttled)
             return throttledForm(request, userName: name, retryAfterSeconds: retryAfter)
         }
-        let user = try await users.find(name: name)
+        // A name in no account's form is not looked up (PostgreSQL refuses a NUL byte in a query with an error).
+        let user = UserName.isWellFormed(name) ? try await users.find(name: name) : nil
         // A disabled or unknown account costs the same bcrypt work as a wrong password and gets the same answer.
         let usable = user.flatMap { $0.isDisabled ? nil : $0 }
         guard try await hasher.verify(password, against: usable?.passwordHash), let usable else {

@@ -18,7 +18,9 @@ public struct HealthAuthority: Sendable, Equatable {
     static func parseList(_ entries: [String]) throws(ConfigurationError) -> [HealthAuthority] {
         var result: [HealthAuthority] = []
         for entry in entries {
-            let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            // Empty parts are kept, so that `=` and `=name` are refused for their missing number.
+            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
             let number = parts[0]
             guard !number.isEmpty, number.count <= 32, number.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }) else {
                 throw ConfigurationError(variable: "HEALTH_AUTHORITIES", reason: "has an invalid number '\(number)' (letters, digits, '.' and '-', at most 32)")
