@@ -27,6 +27,10 @@ final class TestOIDCProvider: @unchecked Sendable {
     private var grants: [String: Grant] = [:]
     private var port = 0
     private(set) var refreshCount = 0
+    /// While set, the token endpoint answers 503, as a provider that is down behind its proxy.
+    private var tokenEndpointDown = false
+
+    func setTokenEndpointDown(_ down: Bool) { lock.withLock { tokenEndpointDown = down } }
 
     init(userName: String = "dr.oidc", roles: [String] = ["c19hotline"], accessTokenLifetime: Int = 300, clock: ManualClock) {
         self.userName = userName
@@ -86,6 +90,7 @@ final class TestOIDCProvider: @unchecked Sendable {
     private func token(_ request: Request) async throws -> Response {
         let expected = "Basic " + Data("\(FormText.escape(clientID)):\(FormText.escape(clientSecret))".utf8).base64EncodedString()
         guard request.headers[.authorization] == expected else { throw HTTPError(.unauthorized) }
+        guard !lock.withLock({ tokenEndpointDown }) else { throw HTTPError(.serviceUnavailable) }
         let fields = FormText.decode(String(buffer: try await request.body.collect(upTo: 65536)))
         switch fields["grant_type"] {
         case "authorization_code":

@@ -73,8 +73,9 @@ extension PortalWeb {
         return response
     }
 
-    /// The officer's provider token for verification, refreshed when it is about to expire. Nil when it cannot
-    /// be refreshed: the session is over.
+    /// The officer's provider token for verification, refreshed when it is about to expire. Nil when the provider
+    /// refuses the refresh: the session is over. A provider that does not answer (down, 5xx) ends nothing: the
+    /// officer is asked to try again (`PortalError.unavailable`).
     func currentAccessToken(_ session: PortalSession) async throws -> String? {
         guard let oidc, let tokens = session.oidcTokens else { return nil }
         let now = clock.now().epochSeconds
@@ -89,9 +90,12 @@ extension PortalWeb {
             )
             try await sessions.updateTokens(idHash: session.idHash, updated)
             return updated.accessToken
-        } catch {
-            logger.notice("OIDC token refresh failed", metadata: ["error": "\(error)"])
+        } catch let refused as OIDCProvider.GrantRefused {
+            logger.notice("OIDC token refresh refused: the session ends", metadata: ["error": "\(refused)"])
             return nil
+        } catch {
+            logger.warning("OIDC token refresh failed: the provider did not answer", metadata: ["error": "\(error)"])
+            throw PortalError.unavailable
         }
     }
 }

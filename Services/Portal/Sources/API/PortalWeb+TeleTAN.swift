@@ -63,7 +63,14 @@ extension PortalWeb {
             claimed = until
         }
 
-        guard let bearer = try await bearer(for: current) else {
+        let token: String?
+        do {
+            token = try await bearer(for: current)
+        } catch {
+            try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
+            throw error
+        }
+        guard let bearer = token else {
             try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
             try await sessions.delete(idHash: current.idHash)
             return signInAgain(.ended)

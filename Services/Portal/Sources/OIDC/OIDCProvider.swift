@@ -15,6 +15,13 @@ public actor OIDCProvider {
         let description: String
     }
 
+    /// The token endpoint refused the grant (400 or 401: an expired or revoked refresh token, a changed client
+    /// secret), as opposed to failing to answer.
+    struct GrantRefused: Error, CustomStringConvertible {
+        let status: Int
+        var description: String { "the token endpoint refused the grant (\(status))" }
+    }
+
     private let settings: OIDCSettings
     private let clock: any WallClock
     private let logger: Logger
@@ -131,6 +138,7 @@ public actor OIDCProvider {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         guard response.status == .ok else {
+            if response.status == .badRequest || response.status == .unauthorized { throw GrantRefused(status: Int(response.status.code)) }
             throw Failure(description: "the token endpoint answered \(response.status.code)")
         }
         return try JSONDecoder().decode(OIDCTokenResponse.self, from: Data(buffer: body))
