@@ -67,6 +67,32 @@ import Testing
         }
     }
 
+    /// A sign-in stores its session only while the account still has the password hash it checked and is enabled:
+    /// an administrator's `set-password` or `disable` during the password check leaves it without a session.
+    @Test(arguments: TestDatabase.all)
+    func aSignInGetsNoSessionOnceTheAccountChangedDuringItsCheck(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            try await h.addOfficer("anna")
+            let users = UserStore(database: h.database)
+            let sessions = SessionStore(database: h.database)
+            let checked = try #require(try await users.find(name: "anna")).passwordHash
+            func session(_ n: Int) -> PortalSession {
+                PortalSession(
+                    idHash: SecretHash.sha256Hex("session-\(n)"), officer: Officer(name: "anna", roles: ["c19hotline"], source: .local),
+                    csrfToken: "csrf", createdAt: h.clock.now().epochSeconds, expiresAt: h.clock.now().epochSeconds + 3600, oidcTokens: nil
+                )
+            }
+            #expect(try await sessions.create(session(1), whileAccountHasPasswordHash: checked))
+            #expect(try await sessions.find(idHash: session(1).idHash, now: h.clock.now()) != nil)
+            try await h.users(["set-password", "anna"], password: "another long password")
+            #expect(try await !sessions.create(session(2), whileAccountHasPasswordHash: checked))
+            let current = try #require(try await users.find(name: "anna")).passwordHash
+            try await h.users(["disable", "anna"])
+            #expect(try await !sessions.create(session(3), whileAccountHasPasswordHash: current))
+            for n in [2, 3] { #expect(try await sessions.find(idHash: session(n).idHash, now: h.clock.now()) == nil) }
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func aNameOutOfAttemptsIsRefusedEvenWithTheRightPasswordUntilItsWindowEnds(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, portal: ["LOGIN_ATTEMPTS": "3", "LOGIN_ATTEMPT_WINDOW": "10m"]) { h in

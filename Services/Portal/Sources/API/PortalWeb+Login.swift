@@ -37,9 +37,19 @@ extension PortalWeb {
             countSignIn(.refused)
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
+        var response: Response
+        do {
+            response = try await startSession(
+                for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil,
+                checkedPasswordHash: usable.passwordHash, response: redirect("/")
+            )
+        } catch is AccountChangedDuringSignIn {
+            logger.notice("sign-in refused: the account was changed while its password was checked")
+            countSignIn(.refused)
+            return loginForm(request, notice: nil, failed: true, userName: name)
+        }
         try await signInAttempts.reset(name: name)
         countSignIn(.signedIn)
-        var response = try await startSession(for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil, response: redirect("/"))
         response.setCookie(cookies.clearLogin())
         return response
     }

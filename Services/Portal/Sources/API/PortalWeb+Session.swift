@@ -25,18 +25,30 @@ extension PortalWeb {
         return .active(session)
     }
 
-    /// Starts a session for `officer` and returns the response that sets its cookie.
-    func startSession(for officer: Officer, tokens: OIDCSessionTokens?, response: Response) async throws -> Response {
+    /// The local account changed (disabled, or given a new password) while its sign-in checked the password.
+    struct AccountChangedDuringSignIn: Error {}
+
+    /// Starts a session for `officer` and returns the response that sets its cookie. A local sign-in passes the
+    /// password hash it checked: the session is stored only while the account still has it and is enabled
+    /// (otherwise `AccountChangedDuringSignIn`).
+    func startSession(for officer: Officer, tokens: OIDCSessionTokens?, checkedPasswordHash: String? = nil, response: Response) async throws -> Response {
         let id = random.bytes(count: 32).hexString
         let now = clock.now()
-        try await sessions.create(PortalSession(
+        let session = PortalSession(
             idHash: SecretHash.sha256Hex(id),
             officer: officer,
             csrfToken: random.bytes(count: 32).hexString,
             createdAt: now.epochSeconds,
             expiresAt: now.addingTimeInterval(configuration.sessionTimeout.seconds).epochSeconds,
             oidcTokens: tokens
-        ))
+        )
+        if let checkedPasswordHash {
+            guard try await sessions.create(session, whileAccountHasPasswordHash: checkedPasswordHash) else {
+                throw AccountChangedDuringSignIn()
+            }
+        } else {
+            try await sessions.create(session)
+        }
         logger.info("officer signed in", metadata: ["officer": "\(officer.name)", "source": "\(officer.source.rawValue)"])
         var response = response
         response.setCookie(cookies.session(id))

@@ -42,6 +42,24 @@ public struct SessionStore: Sendable {
         }
     }
 
+    /// Stores a local account's session only if the account is still enabled with the password hash the sign-in
+    /// checked; false otherwise. One statement decides, so a sign-in whose password check was running while an
+    /// administrator disabled the account or set its password (and ended its sessions) gets no session.
+    public func create(_ session: PortalSession, whileAccountHasPasswordHash passwordHash: String) async throws -> Bool {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                INSERT INTO portal_sessions (id_hash, officer, roles, source, csrf_token, created_at, expires_at,
+                                             access_token, access_token_expires_at, refresh_token)
+                SELECT \(bind: session.idHash), \(bind: session.officer.name), \(bind: RoleList.encode(session.officer.roles)),
+                       \(bind: session.officer.source.rawValue), \(bind: session.csrfToken), \(bind: session.createdAt),
+                       \(bind: session.expiresAt), NULL, NULL, NULL
+                WHERE EXISTS (SELECT 1 FROM portal_users WHERE name = \(bind: session.officer.name)
+                              AND password_hash = \(bind: passwordHash) AND disabled_at IS NULL)
+                RETURNING id_hash
+                """).first() != nil
+        }
+    }
+
     /// The session with this hash, unless it has expired.
     public func find(idHash: String, now: Date) async throws -> PortalSession? {
         try await database.withConnection { connection in
