@@ -42,8 +42,12 @@ extension PortalWeb {
             expiresAt: now.addingTimeInterval(configuration.sessionTimeout.seconds).epochSeconds,
             oidcTokens: tokens
         )
-        guard try await sessions.create(session, whileAccountHasPasswordHash: checkedPasswordHash) else {
-            throw AccountChangedDuringSignIn()
+        if let checkedPasswordHash {
+            guard try await sessions.create(session, whileAccountHasPasswordHash: checkedPasswordHash) else {
+                throw AccountChangedDuringSignIn()
+            }
+        } else {
+            try await sessions.create(session)
         }
         logger.info("officer signed in", metadata: ["officer": "\(officer.name)", "source": "\(officer.source.rawValue)"])
         var response = response
