@@ -41,7 +41,9 @@ for i in range(count):
     age_hours = random.randrange(2, 9 * 24)
     rows.append((os.urandom(16), today_interval - 144 * random.randrange(1, 14), 144, random.randrange(3, 9), 2, 1,
                  "DE", "DE", 0, 0, now_hour - age_hours))
-db.executemany("INSERT INTO diagnosis_keys VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+db.executemany("""INSERT INTO diagnosis_keys (key_data, rolling_start_interval_number, rolling_period,
+    transmission_risk_level, days_since_onset_of_symptoms, report_type, origin_country, visited_countries,
+    consent_to_federation, submission_type, submission_timestamp) VALUES (?,?,?,?,?,?,?,?,?,?,?)""", rows)
 db.commit()
 PY
     output=$( { /usr/bin/time -f 'TIME %e %M' "$BIN" distribute; } 2>&1 )

@@ -36,7 +36,7 @@ func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = 
             13: [dayKey(3, day: 0), dayKey(4, day: 0)],
             14: [dayKey(5, day: 0)],
         ]
-        let (published, pending) = policy.distribute(keys, over: 10...14)
+        let (published, pending) = policy.distribute(keys, over: 10..<15)
         #expect(published.map(\.hour) == [10, 11, 12, 13, 14])
         #expect(published.map(\.keys.count) == [0, 0, 0, 4, 0])
         #expect(pending.count == 1)
@@ -94,7 +94,7 @@ func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = 
         let now = Date(timeIntervalSince1970: TimeInterval((day * 24 + 5) * 3600 + 1800))  // 05:30 on `day`
         // Publishable at 02:00 today: in the 02 hour file and not yet in a daily file.
         let keys = [dayKey(1, day: day - 1, submissionHour: (day - 1) * 24 + 20)]
-        let plan = planner.plan(keys: keys, now: now)
+        let plan = planner.plan(PublicationState(unpublished: keys), now: now)
         let today = ExportTreeLayout.date(day: day)
         let yesterday = ExportTreeLayout.date(day: day - 1)
         let hourPaths = plan.bundles.map(\.path).filter { $0.contains("/hour/") }
@@ -112,7 +112,7 @@ func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = 
         let planner = DistributionPlanner(layout: ExportTreeLayout(country: "DE"), shifting: ShiftingPolicy(threshold: 1))
         let day: Int64 = 20_400
         let now = Date(timeIntervalSince1970: TimeInterval((day * 24 + 1) * 3600))  // 01:00: yesterday's keys wait till 02:00
-        let plan = planner.plan(keys: [dayKey(1, day: day - 1)], now: now)
+        let plan = planner.plan(PublicationState(unpublished: [dayKey(1, day: day - 1)]), now: now)
         #expect(plan.pendingKeys == 1)
         #expect(plan.bundles.allSatisfy { $0.keys.isEmpty })
     }
@@ -149,11 +149,37 @@ func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = 
         let now = Date(timeIntervalSince1970: TimeInterval((day * 24 + 5) * 3600 + 60))
         let key = dayKey(1, day: day - 2, submissionHour: day * 24 + 5)  // submitted in the running hour
         let today = ExportTreeLayout.date(day: day)
-        #expect(planner.plan(keys: [key], now: now).bundles.first { $0.path == layout.hour(today, 5) } == nil)
+        #expect(planner.plan(PublicationState(unpublished: [key]), now: now).bundles.first { $0.path == layout.hour(today, 5) } == nil)
         planner.includeIncompleteHours = true
-        let bundle = planner.plan(keys: [key], now: now).bundles.first { $0.path == layout.hour(today, 5) }
+        let bundle = planner.plan(PublicationState(unpublished: [key]), now: now).bundles.first { $0.path == layout.hour(today, 5) }
         #expect(bundle?.keys.count == 1)
         #expect(bundle?.isComplete == false)
-        #expect(planner.plan(keys: [key], now: now).bundles.first { $0.path == layout.hour(today, 4) }?.isComplete == true)
+        #expect(planner.plan(PublicationState(unpublished: [key]), now: now).bundles.first { $0.path == layout.hour(today, 4) }?.isComplete == true)
+    }
+
+    /// The running hour's keys are not placed: the first run after the hour plans it again, complete this time, and
+    /// its file replaces the one written while the hour was running.
+    @Test func theRunningHourIsPlannedAgainOnceItIsOver() {
+        let layout = ExportTreeLayout(country: "DE")
+        var planner = DistributionPlanner(layout: layout, shifting: ShiftingPolicy(threshold: 1))
+        planner.includeIncompleteHours = true
+        let day: Int64 = 20_400
+        let today = ExportTreeLayout.date(day: day)
+        let early = dayKey(1, day: day - 2, submissionHour: day * 24 + 5)
+        let late = dayKey(2, day: day - 2, submissionHour: day * 24 + 5)
+        let during = planner.plan(PublicationState(unpublished: [early]), now: Date(timeIntervalSince1970: TimeInterval((day * 24 + 5) * 3600 + 60)))
+        #expect(during.placements.isEmpty)
+        #expect(during.plannedThroughHour == day * 24 + 4)
+
+        let after = planner.plan(
+            PublicationState(unpublished: [early, late], plannedThroughHour: during.plannedThroughHour),
+            now: Date(timeIntervalSince1970: TimeInterval((day * 24 + 6) * 3600 + 60))
+        )
+        let hour5 = after.bundles.first { $0.path == layout.hour(today, 5) }
+        #expect(hour5?.keys == [early, late])
+        #expect(hour5?.isComplete == true && hour5?.replacesExistingFile == true)
+        #expect(after.placements.map(\.hour) == [day * 24 + 5])
+        // Hours planned by earlier runs are never replaced.
+        #expect(after.bundles.first { $0.path == layout.hour(today, 4) }?.replacesExistingFile == false)
     }
 }

@@ -14,14 +14,16 @@ public struct DistributionReport: Sendable, Equatable {
     public var foldersRemoved = 0
 }
 
-/// One distribution run: select keys, plan files, write new key files (never rewriting published ones), then the
-/// indexes that point to them, the signed app configuration, and finally remove what retention drops.
+/// One distribution run: select keys, plan the hours not yet planned, record which keys went into which hour, write
+/// new key files (never rewriting published ones), then the indexes that point to them, the signed app
+/// configuration, and finally remove what retention drops.
 ///
-/// Key files are written before the indexes that name them, each atomically, so the tree a CDN sees is always
-/// consistent: a run killed midway leaves files that no index names yet, and the next run completes it.
+/// The placements are recorded before any file is written, and key files before the indexes that name them, each
+/// atomically, so the tree a CDN sees is always consistent: a run killed midway leaves files that no index names
+/// yet, and the next run writes the missing ones from the same record.
 public struct Distributor: Sendable {
     let configuration: DistributionConfiguration
-    let keys: DistributionKeyQuery
+    let store: DistributionStore
     let database: Database
     let signer: ExportSigner
     let writer: ExportTreeWriter
@@ -30,7 +32,7 @@ public struct Distributor: Sendable {
     public init(configuration: DistributionConfiguration, database: Database, signer: ExportSigner, logger: Logger) {
         self.configuration = configuration
         self.database = database
-        self.keys = DistributionKeyQuery(database: database, minimumRiskLevel: configuration.minimumRiskLevel, lookbackDays: configuration.lookbackDays)
+        self.store = DistributionStore(database: database, minimumRiskLevel: configuration.minimumRiskLevel, lookbackDays: configuration.lookbackDays)
         self.signer = signer
         self.writer = ExportTreeWriter(root: configuration.exportDirectory)
         self.logger = logger
@@ -49,11 +51,14 @@ public struct Distributor: Sendable {
 
     public func run(now: Date) async throws -> DistributionReport {
         let start = ContinuousClock.now
-        let selected = try await keys.keys(now: now)
-        // Signing, zipping and writing files take seconds at national scale and block their thread: they run on
-        // NIO's thread pool rather than on one of Swift concurrency's few threads, which `serve` needs for
+        let state = try await store.state(now: now)
+        // Planning, signing, zipping and writing files take seconds at national scale and block their thread: they
+        // run on NIO's thread pool rather than on one of Swift concurrency's few threads, which `serve` needs for
         // submissions meanwhile.
-        let report = try await NIOThreadPool.singleton.runIfActive { try publish(selected, now: now) }
+        let planner = configuration.planner
+        let plan = try await NIOThreadPool.singleton.runIfActive { planner.plan(state, now: now) }
+        try await store.record(plan.placements, plannedThroughHour: plan.plannedThroughHour)
+        let report = try await NIOThreadPool.singleton.runIfActive { try publish(plan, keysSelected: state.keyCount) }
         logger.info("distribution run finished", metadata: [
             "selected": "\(report.keysSelected)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
             "kept": "\(report.filesAlreadyPublished)", "removed": "\(report.foldersRemoved)",
@@ -62,17 +67,17 @@ public struct Distributor: Sendable {
         return report
     }
 
-    /// Everything after the query: plan, write the files, apply retention.
-    private func publish(_ selected: [ExportableKey], now: Date) throws -> DistributionReport {
+    /// Everything after the plan is recorded: write the files, apply retention.
+    private func publish(_ plan: DistributionPlan, keysSelected: Int) throws -> DistributionReport {
         try FileManager.default.createDirectory(at: configuration.exportDirectory, withIntermediateDirectories: true)
         writer.removeTemporaryFiles()
-        let plan = configuration.planner.plan(keys: selected, now: now)
-        var report = DistributionReport(keysSelected: selected.count, keysPending: plan.pendingKeys)
+        var report = DistributionReport(keysSelected: keysSelected, keysPending: plan.pendingKeys)
         let batcher = ExportBatches(maxKeysPerFile: configuration.maxKeysPerFile)
         let layout = configuration.layout
 
         for bundle in plan.bundles {
-            if bundle.isComplete, writer.exists(bundle.path) {
+            let immutable = bundle.isComplete && !bundle.replacesExistingFile
+            if immutable, writer.exists(bundle.path) {
                 report.filesAlreadyPublished += 1
                 continue
             }
@@ -88,9 +93,9 @@ public struct Distributor: Sendable {
                     signer: signer
                 )
                 if number == 1, batches.count > 1 {
-                    try writer.write(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: bundle.isComplete)
+                    try writer.write(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: immutable)
                 }
-                if try writer.write(path, zip, immutable: bundle.isComplete) { report.filesWritten += 1 }
+                if try writer.write(path, zip, immutable: immutable) { report.filesWritten += 1 }
             }
             if bundle.path.contains("/hour/") { report.keysPublished += bundle.keys.count }
         }

@@ -27,6 +27,14 @@ enum SubmissionMigrations {
                 "CREATE INDEX diagnosis_keys_submission_timestamp ON diagnosis_keys (submission_timestamp)",
             ]
         }),
+        Migration(version: 2, name: "record the hour each key is published in", statements: { _ in
+            [
+                // NULL until a distribution run places the key in an hour; that hour's file is final.
+                "ALTER TABLE diagnosis_keys ADD COLUMN published_hour BIGINT",
+                // One row: the last complete hour a distribution run planned.
+                "CREATE TABLE distribution_progress (id INTEGER PRIMARY KEY, planned_through_hour BIGINT NOT NULL)",
+            ]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }

@@ -12,6 +12,9 @@ public struct DistributionPlan: Sendable {
         /// False for the running hour when incomplete hours are included (development): such a file is rewritten
         /// by later runs; every complete one is immutable.
         public var isComplete: Bool = true
+        /// An hour this run plans after an earlier run's plan. A file at its path can then only be the running
+        /// hour's, written in development mode before the hour was over, and this complete version replaces it.
+        public var replacesExistingFile: Bool = false
     }
 
     public var bundles: [Bundle]
@@ -20,8 +23,13 @@ public struct DistributionPlan: Sendable {
     /// Dates (`yyyy-MM-dd`) whose daily file is published, and whose hourly files are kept.
     public var publishedDates: [String]
     public var hourlyDates: [String]
-    /// Keys held back by the shifting policy for a later run.
+    /// Keys held back by the shifting policy or their expiry, for a later run.
     public var pendingKeys: Int
+    /// The keys this run places into complete hours. The run records them, with `plannedThroughHour`, before it
+    /// writes a file.
+    public var placements: [(hour: Int64, keys: [ExportableKey])]
+    /// The last complete hour planned, this run included.
+    public var plannedThroughHour: Int64
 }
 
 public struct DistributionPlanner: Sendable {
@@ -40,30 +48,47 @@ public struct DistributionPlanner: Sendable {
         self.dailyRetentionDays = dailyRetentionDays
     }
 
-    public func plan(keys: [ExportableKey], now: Date) -> DistributionPlan {
+    /// Plans the hours after `state.plannedThroughHour` from the keys not yet placed, and lists the files of the
+    /// whole window, whose earlier hours keep the keys earlier runs placed in them.
+    public func plan(_ state: PublicationState, now: Date) -> DistributionPlan {
         let currentHour = Int64(now.timeIntervalSince1970) / 3600
         let today = currentHour / 24
         let firstDay = today - dailyRetentionDays
         // Only complete hours are published; the current one is still filling.
         let lastHour = includeIncompleteHours ? currentHour : currentHour - 1
-        let hours = (firstDay * 24)...lastHour
+        let windowStart = firstDay * 24
+        let firstOpenHour = max(windowStart, (state.plannedThroughHour ?? windowStart - 1) + 1)
+        // Empty when every hour is planned (or a clock went back since the last run).
+        let openHours = firstOpenHour..<max(firstOpenHour, lastHour + 1)
 
         var keysByHour: [Int64: [ExportableKey]] = [:]
-        for key in keys {
+        var futureKeys = 0
+        for key in state.unpublished {
             let hour = expiry.earliestHour(of: key)
-            if hour <= lastHour { keysByHour[hour, default: []].append(key) }
+            if hour <= lastHour { keysByHour[hour, default: []].append(key) } else { futureKeys += 1 }
         }
-        let (published, pending) = shifting.distribute(keysByHour, over: hours)
-        let futureKeys = keys.count - keysByHour.values.reduce(0) { $0 + $1.count }
+        // Keys first publishable before the open hours (a late commit, a run that was skipped) wait from their start.
+        let (shifted, pending) = shifting.distribute(keysByHour, over: openHours)
+
+        var keysOfHour = state.published
+        var placements: [(hour: Int64, keys: [ExportableKey])] = []
+        for (hour, keys) in shifted where !keys.isEmpty {
+            keysOfHour[hour, default: []].append(contentsOf: keys)
+            // The running hour (development) is planned afresh by every run until it is over.
+            if hour < currentHour { placements.append((hour, keys)) }
+        }
+        let replacesRunningHourFiles = state.plannedThroughHour != nil
 
         var bundles: [DistributionPlan.Bundle] = []
         var hourlyDates: [String] = []
         var indexes: [(String, [UInt8])] = []
 
         // Daily files: every complete day of the window.
-        var byDay: [Int64: [ExportableKey]] = [:]
-        for (hour, hourKeys) in published where !hourKeys.isEmpty { byDay[hour / 24, default: []].append(contentsOf: hourKeys) }
         let days = Array(firstDay..<today)
+        var byDay: [Int64: [ExportableKey]] = [:]
+        for (hour, hourKeys) in keysOfHour where hour >= windowStart && hour / 24 < today {
+            byDay[hour / 24, default: []].append(contentsOf: hourKeys)
+        }
         for day in days {
             bundles.append(.init(
                 path: layout.day(ExportTreeLayout.date(day: day)),
@@ -74,16 +99,15 @@ public struct DistributionPlanner: Sendable {
         for day in [today - 1, today] {
             let date = ExportTreeLayout.date(day: day)
             hourlyDates.append(date)
-            var hoursOfDay: [Int] = []
-            for (hour, hourKeys) in published where hour / 24 == day {
-                let hourOfDay = Int(hour % 24)
-                hoursOfDay.append(hourOfDay)
+            let hours = Array(day * 24..<min((day + 1) * 24, lastHour + 1))
+            for hour in hours {
                 bundles.append(.init(
-                    path: layout.hour(date, hourOfDay), start: UInt64(hour * 3600), end: UInt64((hour + 1) * 3600),
-                    keys: hourKeys, isComplete: hour < currentHour
+                    path: layout.hour(date, Int(hour % 24)), start: UInt64(hour * 3600), end: UInt64((hour + 1) * 3600),
+                    keys: keysOfHour[hour] ?? [], isComplete: hour < currentHour,
+                    replacesExistingFile: replacesRunningHourFiles && openHours.contains(hour)
                 ))
             }
-            indexes.append((layout.hourIndex(date), Self.json(hoursOfDay)))
+            indexes.append((layout.hourIndex(date), Self.json(hours.map { Int($0 % 24) })))
         }
         let publishedDates = days.map { ExportTreeLayout.date(day: $0) }
         indexes.append((layout.versionIndex, Self.json(["v1"])))
@@ -91,7 +115,8 @@ public struct DistributionPlanner: Sendable {
         indexes.append((layout.dateIndex, Self.json(publishedDates)))
         return DistributionPlan(
             bundles: bundles, indexes: indexes, publishedDates: publishedDates, hourlyDates: hourlyDates,
-            pendingKeys: pending.count + futureKeys
+            pendingKeys: pending.count + futureKeys, placements: placements,
+            plannedThroughHour: max(state.plannedThroughHour ?? currentHour - 1, currentHour - 1)
         )
     }
 

@@ -7,10 +7,15 @@ public struct ExportableKey: Sendable, Equatable {
     public var rollingStartIntervalNumber: Int32
     public var rollingPeriod: Int32
     public var transmissionRiskLevel: Int32
+    /// With the key data, what names the stored row (a key may be stored once per submission type).
+    public var submissionType: Int32
     /// Hours since the epoch of the submission.
     public var submissionHour: Int64
 
-    public init(keyData: [UInt8], rollingStartIntervalNumber: Int32, rollingPeriod: Int32, transmissionRiskLevel: Int32, submissionHour: Int64) {
+    public init(
+        keyData: [UInt8], rollingStartIntervalNumber: Int32, rollingPeriod: Int32, transmissionRiskLevel: Int32,
+        submissionType: Int32 = 0, submissionHour: Int64
+    ) {
         precondition(keyData.count == 16, "a diagnosis key has 16 bytes")
         var high: UInt64 = 0
         var low: UInt64 = 0
@@ -21,6 +26,7 @@ public struct ExportableKey: Sendable, Equatable {
         self.rollingStartIntervalNumber = rollingStartIntervalNumber
         self.rollingPeriod = rollingPeriod
         self.transmissionRiskLevel = transmissionRiskLevel
+        self.submissionType = submissionType
         self.submissionHour = submissionHour
     }
 

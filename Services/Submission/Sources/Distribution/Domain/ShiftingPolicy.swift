@@ -8,10 +8,10 @@ public struct ShiftingPolicy: Sendable, Equatable {
         self.threshold = threshold
     }
 
-    /// Assigns keys to hours. `keysByHour` maps an hour to the keys first publishable in it; the result has an
-    /// entry (possibly empty) for every hour in `hours`, in order. Keys still pending after the last hour are
-    /// returned separately: a later run publishes them.
-    public func distribute(_ keysByHour: [Int64: [ExportableKey]], over hours: ClosedRange<Int64>) -> (published: [(hour: Int64, keys: [ExportableKey])], pending: [ExportableKey]) {
+    /// Assigns keys to hours. `keysByHour` maps an hour to the keys first publishable in it; keys of hours before
+    /// `hours` are pending from its start. The result has an entry (possibly empty) for every hour in `hours`, in
+    /// order. Keys still pending after the last hour are returned separately: a later run publishes them.
+    public func distribute(_ keysByHour: [Int64: [ExportableKey]], over hours: Range<Int64>) -> (published: [(hour: Int64, keys: [ExportableKey])], pending: [ExportableKey]) {
         var pending: [ExportableKey] = keysByHour.filter { $0.key < hours.lowerBound }.flatMap(\.value)
         var published: [(Int64, [ExportableKey])] = []
         published.reserveCapacity(hours.count)

@@ -1,0 +1,121 @@
+import ExposureCore
+import Foundation
+import NIOCore
+import SQLKit
+
+/// What distribution reads and records: the keys a run may publish (transmission risk level at least
+/// `minimumRiskLevel`, submitted in the last `lookbackDays` days), the hour each was published in, and the last
+/// hour planned.
+public struct DistributionStore: Sendable {
+    let database: Database
+    public var minimumRiskLevel: Int
+    public var lookbackDays: Int
+
+    /// Keys per UPDATE that records placements: a bind each on SQLite, far below its limit.
+    static let recordChunkSize = 5_000
+
+    public init(database: Database, minimumRiskLevel: Int = 3, lookbackDays: Int = 10) {
+        self.database = database
+        self.minimumRiskLevel = minimumRiskLevel
+        self.lookbackDays = lookbackDays
+    }
+
+    public func state(now: Date) async throws -> PublicationState {
+        let firstHour = Int64(now.timeIntervalSince1970) / 3600 - Int64(lookbackDays) * 24
+        // Rows are decoded as they arrive instead of being collected first: a million rows of a database driver
+        // weigh several times the compact keys.
+        let collector = KeyCollector()
+        let plannedThroughHour = try await database.withConnection { connection in
+            try await connection.raw("""
+                SELECT key_data, rolling_start_interval_number, rolling_period, transmission_risk_level, submission_type,
+                    submission_timestamp, published_hour
+                FROM diagnosis_keys
+                WHERE transmission_risk_level >= \(bind: minimumRiskLevel) AND submission_timestamp >= \(bind: firstHour)
+                """).run { row in collector.add(row) }
+            return try await connection.raw("SELECT planned_through_hour FROM distribution_progress WHERE id = 1")
+                .first()?.decode(column: "planned_through_hour", as: Int64.self)
+        }
+        var state = try collector.finish()
+        state.plannedThroughHour = plannedThroughHour
+        return state
+    }
+
+    /// Records, in one transaction, the hour each placed key is published in and the last hour planned.
+    public func record(_ placements: [(hour: Int64, keys: [ExportableKey])], plannedThroughHour: Int64) async throws {
+        let dialect = database.dialect
+        try await database.transaction { connection in
+            for (hour, keys) in placements {
+                // A key is named by its data and submission type; the types of one hour are few (usually one).
+                for (type, keysOfType) in Dictionary(grouping: keys, by: \.submissionType) {
+                    for start in stride(from: 0, to: keysOfType.count, by: Self.recordChunkSize) {
+                        let chunk = keysOfType[start..<min(start + Self.recordChunkSize, keysOfType.count)]
+                        try await Self.markPublished(chunk, type: type, hour: hour, dialect: dialect, on: connection)
+                    }
+                }
+            }
+            try await connection.raw("""
+                INSERT INTO distribution_progress (id, planned_through_hour) VALUES (1, \(bind: plannedThroughHour))
+                ON CONFLICT (id) DO UPDATE SET planned_through_hour = excluded.planned_through_hour
+                """).run()
+        }
+    }
+
+    private static func markPublished(
+        _ keys: ArraySlice<ExportableKey>, type: Int32, hour: Int64, dialect: Database.Dialect, on connection: any SQLDatabase
+    ) async throws {
+        switch dialect {
+        case .postgres:
+            // One array bind: the statement's text is the same for every chunk.
+            let keyData = keys.map { ByteBuffer(bytes: $0.keyData) }
+            _ = try await connection.execute(MarkPublished.self, binds: [hour, keyData, type])
+        case .sqlite:
+            try await connection.raw("""
+                UPDATE diagnosis_keys SET published_hour = \(bind: hour)
+                WHERE submission_type = \(bind: type) AND key_data IN \(bindList: keys.map { Data($0.keyData) })
+                """).run()
+        }
+    }
+
+    private enum MarkPublished: PreparedStatement {
+        static let sql = "UPDATE diagnosis_keys SET published_hour = $1 WHERE key_data = ANY($2::BYTEA[]) AND submission_type = $3"
+    }
+}
+
+/// Decodes rows into keys as the driver hands them over (from its event loop, hence the lock).
+private final class KeyCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state = PublicationState()
+    private var failure: (any Error)?
+
+    func add(_ row: any SQLRow) {
+        do {
+            let keyData = try row.decode(column: "key_data", as: Data.self)
+            guard keyData.count == 16 else { return }
+            let key = ExportableKey(
+                keyData: Array(keyData),
+                rollingStartIntervalNumber: Int32(try row.decode(column: "rolling_start_interval_number", as: Int.self)),
+                rollingPeriod: Int32(try row.decode(column: "rolling_period", as: Int.self)),
+                transmissionRiskLevel: Int32(try row.decode(column: "transmission_risk_level", as: Int.self)),
+                submissionType: Int32(try row.decode(column: "submission_type", as: Int.self)),
+                submissionHour: try row.decode(column: "submission_timestamp", as: Int64.self)
+            )
+            let publishedHour = try row.decodeNil(column: "published_hour") ? nil : try row.decode(column: "published_hour", as: Int64.self)
+            lock.withLock {
+                if let publishedHour {
+                    state.published[publishedHour, default: []].append(key)
+                } else {
+                    state.unpublished.append(key)
+                }
+            }
+        } catch {
+            lock.withLock { failure = failure ?? error }
+        }
+    }
+
+    func finish() throws -> PublicationState {
+        try lock.withLock {
+            if let failure { throw failure }
+            return state
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ExposureCore
+import ExposureProtocol
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Submission
+
+/// The record of placements in both databases, through whole distribution runs: a key's hour is decided once,
+/// however later runs see the stored keys.
+@Suite struct DistributionStoreTests {
+    /// A key valid yesterday, submitted at `date` (straight into the store: no TAN, no padding).
+    func insert(_ h: SubmissionHarness, _ bytes: [UInt8], submittedAt date: Date, type: Int32 = 0) async throws {
+        let interval = Int32(date.epochSeconds / 600 / 144 * 144 - 144)
+        let keys = bytes.map {
+            DiagnosisKey(
+                keyData: Data(repeating: $0, count: 16), rollingStartIntervalNumber: interval, rollingPeriod: 144,
+                transmissionRiskLevel: 6, daysSinceOnsetOfSymptoms: 2, reportType: 1, originCountry: "DE",
+                visitedCountries: [], consentToFederation: false, submissionType: type
+            )
+        }
+        _ = try await h.store.store(keys, padding: [], submittedAt: date) {}
+    }
+
+    func hourFile(_ run: DistributorTests.Run, _ hour: Int64) throws -> [UInt8] {
+        let path = run.layout.hour(ExportTreeLayout.date(day: hour / 24), Int(hour % 24))
+        return try ExportArchive.read(try run.writer.read(path)).export.keys.map { $0.keyData.first! }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func placementsAreRecordedAndKeptByLaterRuns(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await DistributorTests().withDistributor(h, settings: ["SHIFTING_THRESHOLD": "3"]) { run in
+                let store = DistributionStore(database: h.database)
+                let start = h.clock.now().epochSeconds / 3600
+                func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
+
+                // Two keys: below the threshold, the hour's file is empty and they wait.
+                try await insert(h, [1, 2], submittedAt: at(start))
+                let first = try await run.distributor.run(now: at(start + 1))
+                #expect(first.keysPending == 2)
+                #expect(try await store.state(now: at(start + 1)).plannedThroughHour == start)
+
+                // A third key (and the same key data once more, as a rapid test's): the next hour publishes them all.
+                try await insert(h, [3], submittedAt: at(start + 1))
+                try await insert(h, [3], submittedAt: at(start + 1), type: 1)
+                _ = try await run.distributor.run(now: at(start + 2))
+                #expect(try hourFile(run, start).isEmpty)
+                #expect(try hourFile(run, start + 1) == [1, 2, 3, 3])
+                let state = try await store.state(now: at(start + 2))
+                #expect(state.published[start + 1]?.count == 4)
+                #expect(state.unpublished.isEmpty)
+                #expect(state.plannedThroughHour == start + 1)
+
+                // Three keys that commit late, with the first hour's time: its file exists, so they go into the next
+                // open hour. Re-planning from all keys would put them into the first hour and lose them.
+                try await insert(h, [7, 8, 9], submittedAt: at(start))
+                _ = try await run.distributor.run(now: at(start + 3))
+                #expect(try hourFile(run, start).isEmpty)
+                #expect(try hourFile(run, start + 1) == [1, 2, 3, 3])
+                #expect(try hourFile(run, start + 2) == [7, 8, 9])
+                #expect(try await store.state(now: at(start + 3)).published[start + 2]?.count == 3)
+            }
+        }
+    }
+
+    /// Placements are recorded before the files: an hour file lost after the record (a run killed, a tree restored
+    /// from an old copy) is written again with the same keys.
+    @Test(arguments: TestDatabase.all)
+    func aLostHourFileIsWrittenAgainFromTheRecord(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await DistributorTests().withDistributor(h, settings: ["SHIFTING_THRESHOLD": "2"]) { run in
+                let start = h.clock.now().epochSeconds / 3600
+                func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
+                try await insert(h, [4, 5], submittedAt: at(start))
+                _ = try await run.distributor.run(now: at(start + 1))
+                #expect(try hourFile(run, start) == [4, 5])
+                try run.writer.remove(run.layout.hour(ExportTreeLayout.date(day: start / 24), Int(start % 24)))
+                // Another key for the lost hour: it was planned, so the key waits for an open hour instead.
+                try await insert(h, [6], submittedAt: at(start))
+                let next = try await run.distributor.run(now: at(start + 1))
+                #expect(next.filesWritten == 1)
+                #expect(try hourFile(run, start) == [4, 5])
+                #expect(next.keysPending == 1)
+            }
+        }
+    }
+}
