@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Synchronization
 import Testing
 
 /// A service executable running as a separate process, as in production: wired by configuration only.
@@ -84,15 +85,47 @@ public final class ServiceProcess: @unchecked Sendable {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// A port that was free a moment ago.
+    /// A port that was free a moment ago, for a process that binds it later.
+    ///
+    /// It is taken below the kernel's range of ephemeral ports. A port from that range (what binding port 0 gives)
+    /// can be taken by any outgoing connection before the process binds it, and the tests make many: a service of
+    /// an end-to-end stack then failed to start with "Address already in use". The ports handed out are
+    /// remembered, so that tests running side by side never get the same one.
     public static func freePort() -> Int {
+        let lowestEphemeral = ephemeralPortRange?.lowerBound ?? 32768
+        let candidates = 10_000..<max(10_001, lowestEphemeral)
+        for _ in 0..<200 {
+            let port = Int.random(in: candidates)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            if bound(to: port) != nil { return port }
+        }
+        // None found below the range: one the kernel chooses.
+        return bound(to: 0) ?? 0
+    }
+
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// `net.ipv4.ip_local_port_range`: the ports the kernel picks for outgoing connections and for port 0.
+    private static var ephemeralPortRange: ClosedRange<Int>? {
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8) else { return nil }
+        let bounds = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1] else { return nil }
+        return bounds[0]...bounds[1]
+    }
+
+    /// Binds a TCP socket on 127.0.0.1 to `port` and closes it again; the port it got, or nil.
+    private static func bound(to port: Int) -> Int? {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        address.sin_port = UInt16(port).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { return nil }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
         return Int(UInt16(bigEndian: address.sin_port))
