@@ -42,12 +42,8 @@ extension PortalWeb {
             expiresAt: now.addingTimeInterval(configuration.sessionTimeout.seconds).epochSeconds,
             oidcTokens: tokens
         )
-        if let checkedPasswordHash {
-            guard try await sessions.create(session, whileAccountHasPasswordHash: checkedPasswordHash) else {
-                throw AccountChangedDuringSignIn()
-            }
-        } else {
-            try await sessions.create(session)
+        guard try await sessions.create(session, whileAccountHasPasswordHash: checkedPasswordHash) else {
+            throw AccountChangedDuringSignIn()
         }
         logger.info("officer signed in", metadata: ["officer": "\(officer.name)", "source": "\(officer.source.rawValue)"])
         var response = response

@@ -29,35 +29,29 @@ public struct SessionStore: Sendable {
         self.database = database
     }
 
-    public func create(_ session: PortalSession) async throws {
-        try await database.withConnection { connection in
-            try await connection.raw("""
-                INSERT INTO portal_sessions (id_hash, officer, roles, source, csrf_token, created_at, expires_at,
-                                             access_token, access_token_expires_at, refresh_token)
-                VALUES (\(bind: session.idHash), \(bind: session.officer.name), \(bind: RoleList.encode(session.officer.roles)),
-                        \(bind: session.officer.source.rawValue), \(bind: session.csrfToken), \(bind: session.createdAt),
-                        \(bind: session.expiresAt), \(bind: session.oidcTokens?.accessToken),
-                        \(bind: session.oidcTokens?.accessTokenExpiresAt), \(bind: session.oidcTokens?.refreshToken))
-                """).run()
-        }
-    }
+    /// Stores a session. A local sign-in passes the password hash it checked: the session is then stored only while
+    /// the account is still enabled with that hash, and the answer says whether it was. One statement decides, so a
+    /// sign-in whose password check was running while an administrator disabled the account or set its password
+    /// (and ended its sessions) gets no session.
+    @discardableResult
+    public func create(_ session: PortalSession, whileAccountHasPasswordHash passwordHash: String? = nil) async throws -> Bool {
+        var query: SQLQueryString = """
+            INSERT INTO portal_sessions (id_hash, officer, roles, source, csrf_token, created_at, expires_at,
+                                         access_token, access_token_expires_at, refresh_token)
+            SELECT \(bind: session.idHash), \(bind: session.officer.name), \(bind: RoleList.encode(session.officer.roles)),
+                   \(bind: session.officer.source.rawValue), \(bind: session.csrfToken), \(bind: session.createdAt),
+                   \(bind: session.expiresAt), \(bind: session.oidcTokens?.accessToken),
+                   \(bind: session.oidcTokens?.accessTokenExpiresAt), \(bind: session.oidcTokens?.refreshToken)
+            """
+        if let passwordHash {
+            query += """
 
-    /// Stores a local account's session only if the account is still enabled with the password hash the sign-in
-    /// checked; false otherwise. One statement decides, so a sign-in whose password check was running while an
-    /// administrator disabled the account or set its password (and ended its sessions) gets no session.
-    public func create(_ session: PortalSession, whileAccountHasPasswordHash passwordHash: String) async throws -> Bool {
-        try await database.withConnection { connection in
-            try await connection.raw("""
-                INSERT INTO portal_sessions (id_hash, officer, roles, source, csrf_token, created_at, expires_at,
-                                             access_token, access_token_expires_at, refresh_token)
-                SELECT \(bind: session.idHash), \(bind: session.officer.name), \(bind: RoleList.encode(session.officer.roles)),
-                       \(bind: session.officer.source.rawValue), \(bind: session.csrfToken), \(bind: session.createdAt),
-                       \(bind: session.expiresAt), NULL, NULL, NULL
                 WHERE EXISTS (SELECT 1 FROM portal_users WHERE name = \(bind: session.officer.name)
                               AND password_hash = \(bind: passwordHash) AND disabled_at IS NULL)
-                RETURNING id_hash
-                """).first() != nil
+                """
         }
+        query += " RETURNING id_hash"
+        return try await database.withConnection { [query] connection in try await connection.raw(query).first() != nil }
     }
 
     /// The session with this hash, unless it has expired.
