@@ -18,10 +18,11 @@ import Testing
             }
             // The production deadline of one verification attempt, so that the test sees what operators would; a
             // shorter database deadline than the default 30 s, so that an operation stuck on a connection the
-            // restart closed fails well within the test's patience.
+            // restart closed fails well within the test's patience. Two attempts, as twice the longest call to
+            // verification must stay below the database deadline.
             let deadline = ["DATABASE_TIMEOUT": "15s"]
             let overrides = [
-                "submission-service": deadline.merging(["VERIFICATION_TIMEOUT": "3s"]) { $1 },
+                "submission-service": deadline.merging(["VERIFICATION_TIMEOUT": "3s", "VERIFICATION_ATTEMPTS": "2"]) { $1 },
                 "verification-service": deadline, "testresult-service": deadline, "portal-service": deadline,
             ]
             try await EndToEndStack.run(databases: databases, overrides: overrides) { stack in

@@ -72,4 +72,20 @@ import Testing
             #expect(error.variable == variable)
         }
     }
+
+    /// On PostgreSQL a submission's transaction ends at DATABASE_TIMEOUT, so verification must answer well before.
+    @Test func verificationMustAnswerWithinTheDatabaseTimeout() throws {
+        let postgres = ["DATABASE_URL": "postgres://exposure@db:5432/submission"]
+        // Defaults: 3 attempts of 3 s and 150 ms of backoff, twice, is 18.3 s: below 30 s.
+        #expect(try SubmissionConfiguration(TestServices.settings(postgres)).verification.longestCall == .milliseconds(9150))
+        do {
+            _ = try SubmissionConfiguration(TestServices.settings(postgres.merging(["DATABASE_TIMEOUT": "15s"]) { $1 }))
+            Issue.record("a 15 s database timeout was accepted with 18.3 s of verification")
+        } catch {
+            #expect(error.variable == "VERIFICATION_TIMEOUT")
+        }
+        _ = try SubmissionConfiguration(TestServices.settings(postgres.merging(["DATABASE_TIMEOUT": "15s", "VERIFICATION_TIMEOUT": "2s"]) { $1 }))
+        // SQLite sets no deadline on a transaction.
+        _ = try SubmissionConfiguration(TestServices.settings(["DATABASE_TIMEOUT": "5s"]))
+    }
 }

@@ -38,6 +38,16 @@ public struct SubmissionConfiguration: Sendable {
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(3), minimum: .milliseconds(100)),
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 3, in: 1...10)
         )
+        // A submission's transaction stays open while verification spends its TAN, and on PostgreSQL the transaction
+        // ends at DATABASE_TIMEOUT. Verification answering after that would have spent the TAN of keys then rolled
+        // back: the app gets a 5xx and its retry a 403. A submission can wait for the call in flight before its own.
+        if case .postgres = common.databaseURL, verification.longestCall * 2 >= common.databaseTimeout {
+            throw ConfigurationError(
+                variable: "VERIFICATION_TIMEOUT",
+                reason: "times VERIFICATION_ATTEMPTS, twice over, must stay below DATABASE_TIMEOUT (\(common.databaseTimeout)); "
+                    + "a slower verification would spend TANs of submissions the database has given up"
+            )
+        }
         maxBodyBytes = try settings.int("MAX_BODY_BYTES", default: 100_000, in: 1024...10_000_000)
 
         let home = settings.string("HOME_COUNTRY", default: "DE")

@@ -26,6 +26,17 @@ public struct DownstreamPolicy: Sendable {
         self.initialBackoff = initialBackoff
         self.stalledAfter = stalledAfter
     }
+
+    /// The longest one call can take: every attempt timing out, with the backoffs between them.
+    public var longestCall: Duration {
+        var total = timeout * attempts
+        var backoff = initialBackoff
+        for _ in 1..<max(1, attempts) {
+            total += backoff
+            backoff *= 2
+        }
+        return total
+    }
 }
 
 /// Builds the transport and middleware for a generated OpenAPI client.
