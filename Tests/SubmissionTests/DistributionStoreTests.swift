@@ -84,4 +84,25 @@ import Testing
             }
         }
     }
+
+    /// Placements go in transactions of whole hours; each moves the planned hour to its last one, the final one to
+    /// the run's.
+    @Test(arguments: TestDatabase.all)
+    func placementsAreRecordedInTransactionsOfWholeHours(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            let start = h.clock.now().epochSeconds / 3600
+            func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
+            try await insert(h, [1, 2, 3, 4, 5], submittedAt: at(start))
+            var store = DistributionStore(database: h.database)
+            store.keysPerTransaction = 2
+            let keys = try await store.state(now: at(start)).unpublished.sorted(by: ExportableKey.byKeyData)
+            try #require(keys.count == 5)
+            // Hours of 1, 2 and 2 keys: three transactions, the last with nothing but the run's planned hour.
+            try await store.record([(start, [keys[0]]), (start + 1, [keys[1], keys[2]]), (start + 2, [keys[3], keys[4]])], plannedThroughHour: start + 5)
+            let state = try await store.state(now: at(start + 6))
+            #expect(state.published.mapValues { $0.map { $0.keyData.first! }.sorted() } == [start: [1], start + 1: [2, 3], start + 2: [4, 5]])
+            #expect(state.unpublished.isEmpty)
+            #expect(state.plannedThroughHour == start + 5)
+        }
+    }
 }

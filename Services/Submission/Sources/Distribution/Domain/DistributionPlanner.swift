@@ -73,7 +73,8 @@ public struct DistributionPlanner: Sendable {
         var keysOfHour = state.published
         var placements: [(hour: Int64, keys: [ExportableKey])] = []
         for (hour, keys) in shifted where !keys.isEmpty {
-            keysOfHour[hour, default: []].append(contentsOf: keys)
+            // Shares the array with `placements` rather than copying it (an open hour has no placed keys).
+            keysOfHour[hour] = keysOfHour[hour].map { $0 + keys } ?? keys
             // The running hour (development) is planned afresh by every run until it is over.
             if hour < currentHour { placements.append((hour, keys)) }
         }
