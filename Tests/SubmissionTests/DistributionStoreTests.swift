@@ -105,4 +105,31 @@ import Testing
             #expect(state.plannedThroughHour == start + 5)
         }
     }
+
+    /// The first run after the upgrade that added the record finds keys without an hour and no planned hour, beside
+    /// the files an earlier version published: it plans the window as that version did, keeps those files, and
+    /// records what it planned.
+    @Test(arguments: TestDatabase.all)
+    func theFirstRunAfterTheUpgradeKeepsTheFilesItFinds(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await DistributorTests().withDistributor(h, settings: ["SHIFTING_THRESHOLD": "2"]) { run in
+                let start = h.clock.now().epochSeconds / 3600
+                func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
+                try await insert(h, [4, 5], submittedAt: at(start))
+                _ = try await run.distributor.run(now: at(start + 1))
+                let published = try run.writer.read(run.layout.hour(ExportTreeLayout.date(day: start / 24), Int(start % 24)))
+                // What schema version 1 left behind: no record at all.
+                try await h.database.withConnection { connection in
+                    try await connection.raw("UPDATE diagnosis_keys SET published_hour = NULL").run()
+                    try await connection.raw("DELETE FROM distribution_progress").run()
+                }
+                let next = try await run.distributor.run(now: at(start + 1))
+                #expect(next.filesWritten == 0)
+                #expect(try run.writer.read(run.layout.hour(ExportTreeLayout.date(day: start / 24), Int(start % 24))) == published)
+                let state = try await DistributionStore(database: h.database).state(now: at(start + 1))
+                #expect(state.published[start]?.count == 2)
+                #expect(state.plannedThroughHour == start)
+            }
+        }
+    }
 }
