@@ -21,9 +21,28 @@ import Testing
         _ = try await h.store.store(keys, padding: [], submittedAt: date) {}
     }
 
+    /// Two minutes into `hour` (hours since the epoch).
+    func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
+
+    func hourPath(_ run: DistributorTests.Run, _ hour: Int64) -> String {
+        run.layout.hour(ExportTreeLayout.date(day: hour / 24), Int(hour % 24))
+    }
+
+    /// The first byte of each key in `hour`'s file.
     func hourFile(_ run: DistributorTests.Run, _ hour: Int64) throws -> [UInt8] {
-        let path = run.layout.hour(ExportTreeLayout.date(day: hour / 24), Int(hour % 24))
-        return try ExportArchive.read(try run.writer.read(path)).export.keys.map { $0.keyData.first! }
+        try ExportArchive.read(try run.writer.read(hourPath(run, hour))).export.keys.map { $0.keyData.first! }
+    }
+
+    /// Keys 4 and 5 stored in the harness's current hour and published by a run in the next one (threshold 2).
+    func withTwoKeysPublished(_ kind: TestDatabase, _ body: (SubmissionHarness, DistributorTests.Run, _ hour: Int64) async throws -> Void) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await DistributorTests().withDistributor(h, settings: ["SHIFTING_THRESHOLD": "2"]) { run in
+                let hour = h.clock.now().epochSeconds / 3600
+                try await insert(h, [4, 5], submittedAt: at(hour))
+                _ = try await run.distributor.run(now: at(hour + 1))
+                try await body(h, run, hour)
+            }
+        }
     }
 
     @Test(arguments: TestDatabase.all)
@@ -32,7 +51,6 @@ import Testing
             try await DistributorTests().withDistributor(h, settings: ["SHIFTING_THRESHOLD": "3"]) { run in
                 let store = DistributionStore(database: h.database)
                 let start = h.clock.now().epochSeconds / 3600
-                func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
 
                 // Two keys: below the threshold, the hour's file is empty and they wait.
                 try await insert(h, [1, 2], submittedAt: at(start))
@@ -67,21 +85,15 @@ import Testing
     /// from an old copy) is written again with the same keys.
     @Test(arguments: TestDatabase.all)
     func aLostHourFileIsWrittenAgainFromTheRecord(kind: TestDatabase) async throws {
-        try await SubmissionHarness.run(kind) { h in
-            try await DistributorTests().withDistributor(h, settings: ["SHIFTING_THRESHOLD": "2"]) { run in
-                let start = h.clock.now().epochSeconds / 3600
-                func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
-                try await insert(h, [4, 5], submittedAt: at(start))
-                _ = try await run.distributor.run(now: at(start + 1))
-                #expect(try hourFile(run, start) == [4, 5])
-                try run.writer.remove(run.layout.hour(ExportTreeLayout.date(day: start / 24), Int(start % 24)))
-                // Another key for the lost hour: it was planned, so the key waits for an open hour instead.
-                try await insert(h, [6], submittedAt: at(start))
-                let next = try await run.distributor.run(now: at(start + 1))
-                #expect(next.filesWritten == 1)
-                #expect(try hourFile(run, start) == [4, 5])
-                #expect(next.keysPending == 1)
-            }
+        try await withTwoKeysPublished(kind) { h, run, start in
+            #expect(try hourFile(run, start) == [4, 5])
+            try run.writer.remove(hourPath(run, start))
+            // Another key for the lost hour: it was planned, so the key waits for an open hour instead.
+            try await insert(h, [6], submittedAt: at(start))
+            let next = try await run.distributor.run(now: at(start + 1))
+            #expect(next.filesWritten == 1)
+            #expect(try hourFile(run, start) == [4, 5])
+            #expect(next.keysPending == 1)
         }
     }
 
@@ -91,7 +103,6 @@ import Testing
     func placementsAreRecordedInTransactionsOfWholeHours(kind: TestDatabase) async throws {
         try await SubmissionHarness.run(kind) { h in
             let start = h.clock.now().epochSeconds / 3600
-            func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
             try await insert(h, [1, 2, 3, 4, 5], submittedAt: at(start))
             var store = DistributionStore(database: h.database)
             store.keysPerTransaction = 2
@@ -111,25 +122,19 @@ import Testing
     /// records what it planned.
     @Test(arguments: TestDatabase.all)
     func theFirstRunAfterTheUpgradeKeepsTheFilesItFinds(kind: TestDatabase) async throws {
-        try await SubmissionHarness.run(kind) { h in
-            try await DistributorTests().withDistributor(h, settings: ["SHIFTING_THRESHOLD": "2"]) { run in
-                let start = h.clock.now().epochSeconds / 3600
-                func at(_ hour: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(hour * 3600 + 120)) }
-                try await insert(h, [4, 5], submittedAt: at(start))
-                _ = try await run.distributor.run(now: at(start + 1))
-                let published = try run.writer.read(run.layout.hour(ExportTreeLayout.date(day: start / 24), Int(start % 24)))
-                // What schema version 1 left behind: no record at all.
-                try await h.database.withConnection { connection in
-                    try await connection.raw("UPDATE diagnosis_keys SET published_hour = NULL").run()
-                    try await connection.raw("DELETE FROM distribution_progress").run()
-                }
-                let next = try await run.distributor.run(now: at(start + 1))
-                #expect(next.filesWritten == 0)
-                #expect(try run.writer.read(run.layout.hour(ExportTreeLayout.date(day: start / 24), Int(start % 24))) == published)
-                let state = try await DistributionStore(database: h.database).state(now: at(start + 1))
-                #expect(state.published[start]?.count == 2)
-                #expect(state.plannedThroughHour == start)
+        try await withTwoKeysPublished(kind) { h, run, start in
+            let published = try run.writer.read(hourPath(run, start))
+            // What schema version 1 left behind: no record at all.
+            try await h.database.withConnection { connection in
+                try await connection.raw("UPDATE diagnosis_keys SET published_hour = NULL").run()
+                try await connection.raw("DELETE FROM distribution_progress").run()
             }
+            let next = try await run.distributor.run(now: at(start + 1))
+            #expect(next.filesWritten == 0)
+            #expect(try run.writer.read(hourPath(run, start)) == published)
+            let state = try await DistributionStore(database: h.database).state(now: at(start + 1))
+            #expect(state.published[start]?.count == 2)
+            #expect(state.plannedThroughHour == start)
         }
     }
 }
