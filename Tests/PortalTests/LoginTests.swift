@@ -31,6 +31,8 @@ import Testing
             #expect(start.text.contains(#"id="officer">anna<"#))
             #expect(start.header("Cache-Control") == "no-store")
             #expect(start.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+            // A plain-http PUBLIC_URL (development): no HSTS, which would lock the browser out of http://localhost.
+            #expect(start.header("Strict-Transport-Security") == nil)
         }
     }
 

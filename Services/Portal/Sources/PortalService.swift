@@ -74,7 +74,7 @@ public enum PortalService {
             readiness: [ReadinessCheck.database(database)],
             metrics: true
         )
-        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme?.lowercased() == "https"))
         router.add(middleware: HTMLErrorMiddleware(pages: pages))
         router.add(middleware: HostAllowListMiddleware(allowedHosts: configuration.allowedHosts, trustedProxy: configuration.trustedProxy))
         web.register(on: router)
