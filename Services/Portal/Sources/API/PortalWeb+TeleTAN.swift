@@ -62,24 +62,27 @@ extension PortalWeb {
         case .granted(let until):
             claimed = until
         }
+        // Whenever no teleTAN comes of the claim, the officer may try again at once.
+        func releaseClaim() async throws {
+            try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
+        }
 
         let token: String?
         do {
             token = try await bearer(for: current)
         } catch {
-            try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
+            try await releaseClaim()
             throw error
         }
         guard let bearer = token else {
-            try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
+            try await releaseClaim()
             try await sessions.delete(idHash: current.idHash)
             return signInAgain(.ended)
         }
 
         let outcome = await teleTANs.issue(kind, bearer: bearer)
         guard case .issued(let teleTAN) = outcome else {
-            // No teleTAN came of it: the officer may try again at once.
-            try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
+            try await releaseClaim()
             switch outcome {
             case .rateLimited:
                 try await record(.globalLimited)

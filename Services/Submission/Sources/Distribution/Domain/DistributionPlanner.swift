@@ -117,7 +117,7 @@ public struct DistributionPlanner: Sendable {
         return DistributionPlan(
             bundles: bundles, indexes: indexes, publishedDates: publishedDates, hourlyDates: hourlyDates,
             pendingKeys: pending.count + futureKeys, placements: placements,
-            plannedThroughHour: max(state.plannedThroughHour ?? currentHour - 1, currentHour - 1)
+            plannedThroughHour: max(state.plannedThroughHour ?? .min, currentHour - 1)
         )
     }
 
