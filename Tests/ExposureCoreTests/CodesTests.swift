@@ -26,6 +26,17 @@ import Testing
         }
     }
 
+    @Test func redemptionKeysAre32LowerCaseHexCharacters() {
+        let random = SeededRandomSource(seed: 3)
+        let keys = (0..<100).map { _ in Codes.redemptionKey(using: random) }
+        #expect(keys.allSatisfy(Codes.isRedemptionKey))
+        #expect(Set(keys).count == 100)
+        for bad in ["", String(repeating: "a", count: 31), String(repeating: "a", count: 33), String(repeating: "A", count: 32),
+                    String(repeating: "g", count: 32), String(repeating: "é", count: 16)] {
+            #expect(!Codes.isRedemptionKey(bad), "\(bad)")
+        }
+    }
+
     @Test func uuidV4HasVersionAndVariant() {
         let random = SeededRandomSource(seed: 1)
         var seen = Set<String>()

@@ -17,7 +17,8 @@ struct RealVerificationStack {
     let officerKey: ES256PrivateKey
     let store: DiagnosisKeyStore
 
-    static func run(_ kind: TestDatabase, _ body: (RealVerificationStack) async throws -> Void) async throws {
+    /// With `proxy`, submission reaches verification through it.
+    static func run(_ kind: TestDatabase, proxy: AnswerDroppingProxy? = nil, _ body: (RealVerificationStack) async throws -> Void) async throws {
         let officerKey = ES256PrivateKey()
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("officer-\(UUID().uuidString).pem")
         try officerKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
@@ -37,25 +38,33 @@ struct RealVerificationStack {
                         ]) { $1 }))
                         try await TestServices.withRunning([try await VerificationService.makeBundle(verification, environment: environment)]) { second in
                             let internalPort = await second.bundle(VerificationService.name).port(VerificationService.internalListener)
-                            let submission = try SubmissionConfiguration(TestServices.settings(common.merging([
-                                "DATABASE_URL": submissionDB.connectionString, "VERIFICATION_URL": "http://127.0.0.1:\(internalPort)",
-                                "DISTRIBUTION_INTERVAL": "0",
-                            ]) { $1 }))
-                            let submissionBundle = try await SubmissionService.makeBundle(submission, environment: environment)
-                            let database = try await Database.connect(submissionDB, poolSize: 1, logger: TestLogger.quiet)
+                            let proxies = await RunningServices.start(proxy.map { [$0.bundle(upstreamPort: internalPort)] } ?? [], logger: TestLogger.quiet)
+                            let verificationPort = proxy == nil ? internalPort : await proxies.bundle(AnswerDroppingProxy.name).port("internal")
                             do {
-                                try await TestServices.withRunning([submissionBundle]) { third in
-                                    try await body(RealVerificationStack(
-                                        submission: await TestServices.client(third, SubmissionService.name, SubmissionService.listener),
-                                        verification: await TestServices.client(second, VerificationService.name, VerificationService.appListener),
-                                        verificationInternal: await TestServices.client(second, VerificationService.name, VerificationService.internalListener),
-                                        lab: await TestServices.client(first, TestResultService.name, TestResultService.labListener),
-                                        labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database)
-                                    ))
+                                let submission = try SubmissionConfiguration(TestServices.settings(common.merging([
+                                    "DATABASE_URL": submissionDB.connectionString, "VERIFICATION_URL": "http://127.0.0.1:\(verificationPort)",
+                                    "DISTRIBUTION_INTERVAL": "0",
+                                ]) { $1 }))
+                                let submissionBundle = try await SubmissionService.makeBundle(submission, environment: environment)
+                                let database = try await Database.connect(submissionDB, poolSize: 1, logger: TestLogger.quiet)
+                                do {
+                                    try await TestServices.withRunning([submissionBundle]) { third in
+                                        try await body(RealVerificationStack(
+                                            submission: await TestServices.client(third, SubmissionService.name, SubmissionService.listener),
+                                            verification: await TestServices.client(second, VerificationService.name, VerificationService.appListener),
+                                            verificationInternal: await TestServices.client(second, VerificationService.name, VerificationService.internalListener),
+                                            lab: await TestServices.client(first, TestResultService.name, TestResultService.labListener),
+                                            labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database)
+                                        ))
+                                    }
+                                } catch {
+                                    await database.shutdown()
+                                    throw error
                                 }
                                 await database.shutdown()
+                                await proxies.stop()
                             } catch {
-                                await database.shutdown()
+                                await proxies.stop()
                                 throw error
                             }
                         }

@@ -8,7 +8,8 @@ import Testing
 @testable import Verification
 
 /// Submission against the real verification and test-result services over HTTP: the TAN a phone gets for a positive
-/// test is spent exactly once, a fake upload spends none, and an EVENT teleTAN's TAN cannot upload keys.
+/// test is spent exactly once (a repeat of the same submission is that one use), a fake upload spends none, and an
+/// EVENT teleTAN's TAN cannot upload keys.
 @Suite struct RealVerificationTests {
     func submit(_ stack: RealVerificationStack, tan: String, firstByte: UInt8) async throws -> TestResponse {
         let today = Payloads.today(Date())
@@ -30,8 +31,28 @@ import Testing
             #expect(first.status == 200)
             let again = try await submit(stack, tan: tan, firstByte: 10)
             #expect(again.status == 403)
+            // The same submission again, as an app sends it when the first answer did not reach it: accepted as a
+            // repeat of the first, storing nothing twice.
+            let repeated = try await submit(stack, tan: tan, firstByte: 1)
+            #expect(repeated.status == 200)
             let stored = try await stack.store.count()
             #expect(stored == 3)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aVerificationAnswerLostBehindAProxyIsRecoveredByTheRetry(kind: TestDatabase) async throws {
+        // The proxy passes the first verification on and answers 504; verification has spent the TAN by then.
+        let proxy = AnswerDroppingProxy(dropping: 1)
+        try await RealVerificationStack.run(kind, proxy: proxy) { stack in
+            let tan = try #require(try await stack.positiveTANs(1).first)
+            let response = try await submit(stack, tan: tan, firstByte: 50)
+            #expect(response.status == 200, "\(response.text)")
+            #expect(proxy.passedCount == 2)
+            let stored = try await stack.store.count()
+            #expect(stored == 3)
+            // Spent for anything else.
+            #expect(try await submit(stack, tan: tan, firstByte: 60).status == 403)
         }
     }
 

@@ -30,10 +30,11 @@ import Testing
         }
     }
 
-    /// What `spend` answered: nil when the TAN was spent, else the error's code.
-    static func outcome(of tan: String, at verifier: TANVerifier) async -> String? {
+    /// What `spend` answered: nil when the TAN was spent, else the error's code. Each spend is its own submission,
+    /// with a redemption key of its own unless `key` is given.
+    static func outcome(of tan: String, key: String? = nil, at verifier: TANVerifier) async -> String? {
         do {
-            try await verifier.spend(tan)
+            try await verifier.spend(TANRedemption(tan: tan, key: key ?? Codes.redemptionKey(using: SystemRandomSource())))
             return nil
         } catch {
             return error.code
@@ -96,10 +97,11 @@ import Testing
     func requestsCarryCompactJSON() async throws {
         let standIn = VerificationStandIn()
         let tan = standIn.issue()
+        let key = String(repeating: "0123456789abcdef", count: 2)
         try await Self.withVerifier(standIn) { verifier in
-            #expect(await Self.outcome(of: tan, at: verifier) == nil)
+            #expect(await Self.outcome(of: tan, key: key, at: verifier) == nil)
         }
-        #expect(standIn.requestBodies == [#"{"tans":["\#(tan)"]}"#])
+        #expect(standIn.requestBodies == [#"{"tans":["\#(tan)"],"redemptionKeys":["\#(key)"]}"#])
     }
 
     @Test

@@ -60,7 +60,7 @@ import Testing
         try await Self.withIssuedTANs(2, on: kind) { _, database in
             let now = Self.issuedAt
             let batch = [0, 1, 0, 7, 1].map { TanStore.Redemption(tanHash: Self.tanHash($0), now: now) }
-            let answers = try await TanStore.redeem(batch, in: database)
+            let answers = try await TanStore.redeem(batch, repeatWindow: .seconds(3600), in: database)
             #expect(answers.map { $0 != nil } == [true, true, false, false, false])
             #expect(answers[1] == RedeemedTAN(source: .teleTAN, teleTANType: .event))
         }
@@ -80,10 +80,54 @@ import Testing
                 TanStore.Redemption(tanHash: Self.tanHash(2), now: Self.validUntil.addingTimeInterval(-1)),
                 TanStore.Redemption(tanHash: Self.tanHash(1), now: Self.validUntil),
             ]
-            let batchAnswers = try await TanStore.redeem(batch, in: database)
-            let emptyBatchAnswers = try await TanStore.redeem([], in: database)
+            let batchAnswers = try await TanStore.redeem(batch, repeatWindow: .seconds(3600), in: database)
+            let emptyBatchAnswers = try await TanStore.redeem([], repeatWindow: .seconds(3600), in: database)
             #expect(batchAnswers.count == 2 && batchAnswers.allSatisfy { $0 == nil })
             #expect(emptyBatchAnswers.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aRepeatWithTheSameKeyIsAnsweredAsTheFirstForAnHour(kind: TestDatabase) async throws {
+        try await Self.withIssuedTANs(3, on: kind) { store, _ in
+            let first = Self.issuedAt.addingTimeInterval(60)
+            let (x, y) = (String(repeating: "a", count: 32), String(repeating: "b", count: 32))
+            // (TAN, key, seconds after the first use) in order, and whether each is valid.
+            let asked: [(Int, String?, TimeInterval, Bool)] = [
+                (1, x, 0, true),
+                // The same verification again, even after the TAN's expiry: answered as the first.
+                (1, x, 3599, true),
+                // Another verification: refused, with another key or with none; and the repeat's hour ends.
+                (1, y, 0, false), (1, nil, 0, false), (1, x, 3600, false),
+                // A verification without a key cannot be repeated, and a key cannot claim it afterwards.
+                (2, nil, 0, true), (2, nil, 0, false), (2, x, 0, false),
+                // An unknown TAN stays unknown under any key.
+                (9, x, 0, false),
+            ]
+            for (n, key, after, valid) in asked {
+                let redeemed = try await store.redeem(tanHash: Self.tanHash(n), key: key, now: first.addingTimeInterval(after))
+                let expected = n.isMultiple(of: 2) ? RedeemedTAN(source: .guid, teleTANType: nil) : RedeemedTAN(source: .teleTAN, teleTANType: .event)
+                #expect(redeemed == (valid ? expected : nil), "TAN \(n), key \(key ?? "none"), +\(after) s")
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func withinOneBatchEveryPlaceWithTheWinningKeyIsValid(kind: TestDatabase) async throws {
+        try await Self.withIssuedTANs(4, on: kind) { _, database in
+            let now = Self.issuedAt
+            let (x, y) = (String(repeating: "a", count: 32), String(repeating: "b", count: 32))
+            let asked: [(Int, String?)] = [(0, x), (0, x), (1, nil), (1, nil), (2, x), (2, x)]
+            let batch = asked.map { TanStore.Redemption(tanHash: Self.tanHash($0.0), key: $0.1, now: now) }
+            let answers = try await TanStore.redeem(batch, repeatWindow: .seconds(3600), in: database)
+            #expect(answers.map { $0 != nil } == [true, true, true, false, true, true])
+            // TAN 3 asked with two keys: one of them wins, at every place it holds; a later repeat of it is valid.
+            let contested = [(3, x), (3, y), (3, x)].map { TanStore.Redemption(tanHash: Self.tanHash($0.0), key: $0.1, now: now) }
+            let verdicts = try await TanStore.redeem(contested, repeatWindow: .seconds(3600), in: database).map { $0 != nil }
+            #expect(verdicts == [true, false, true] || verdicts == [false, true, false])
+            let winner = verdicts[0] ? x : y
+            let again = try await TanStore.redeem([.init(tanHash: Self.tanHash(3), key: winner, now: now)], repeatWindow: .seconds(3600), in: database)
+            #expect(again.first??.source == .teleTAN)
         }
     }
 }

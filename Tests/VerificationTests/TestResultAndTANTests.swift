@@ -164,6 +164,53 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func aVerificationWithARedemptionKeyCanBeRepeatedForAnHour(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let (x, y) = (String(repeating: "0a", count: 16), String(repeating: "1b", count: 16))
+            let token = try #require(try await h.register(teleTAN: try await h.newTeleTAN(type: "TEST")).json["registrationToken"] as? String)
+            let tan = try #require(try await h.tan(token).json["tan"] as? String)
+            let first = try await h.verify(tan, redemptionKey: x)
+            #expect(first.status == 200)
+            #expect(first.header("X-CWA-TELETAN-TYPE") == "TEST")
+            // A retry whose first answer was lost gets the same answer.
+            let repeated = try await h.verify(tan, redemptionKey: x)
+            #expect(repeated.status == 200)
+            #expect(repeated.header("X-CWA-TELETAN-TYPE") == "TEST")
+            let batch = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan, tan], "redemptionKeys": [y, x]])
+            #expect((batch.json["verdicts"] as? [[String: Any]])?.map { $0["valid"] as? Bool } == [false, true])
+            // Any other verification is a second use.
+            #expect(try await h.verify(tan, redemptionKey: y).status == 404)
+            #expect(try await h.verify(tan).status == 404)
+            h.clock.advance(by: 3600)
+            #expect(try await h.verify(tan, redemptionKey: x).status == 404)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func badRedemptionKeysAreRefusedAndSpendNothing(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
+            let key = String(repeating: "c", count: 32)
+            for bad in [String(repeating: "C", count: 32), String(repeating: "c", count: 31), String(repeating: "c", count: 33), ""] {
+                let single = try await h.verify(tan, redemptionKey: bad)
+                #expect(single.status == 400, "key: \(bad)")
+                #expect(single.json["error"] != nil, "key: \(bad)")
+            }
+            let uneven = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan, tan], "redemptionKeys": [key]])
+            #expect(uneven.status == 400)
+            #expect(uneven.json["error"] as? String == "invalid_redemption_key")
+            let malformed = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan, tan], "redemptionKeys": [key, "x"]])
+            #expect(malformed.status == 400)
+            #expect(malformed.json["error"] != nil)
+            for body in [#"{"tan": "\#(tan)", "redemptionKey": 1}"#, #"{"tans": ["\#(tan)"], "redemptionKeys": "\#(key)"}"#] {
+                let path = body.contains("tans") ? "/version/v1/tans/verify" : "/version/v1/tan/verify"
+                #expect(try await h.internal.postRaw(path, Array(body.utf8)).status == 400, "body: \(body)")
+            }
+            #expect(try await h.verify(tan, redemptionKey: key).status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func fiftyConcurrentVerificationsOfOneTANHaveOneWinner(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)

@@ -95,8 +95,8 @@ struct VerificationHarness {
         try await app.postJSON("/version/v1/tan", ["registrationToken": token], headers: [("cwa-fake", fake)])
     }
 
-    func verify(_ tan: String) async throws -> TestResponse {
-        try await self.internal.postJSON("/version/v1/tan/verify", ["tan": tan])
+    func verify(_ tan: String, redemptionKey: String? = nil) async throws -> TestResponse {
+        try await self.internal.postJSON("/version/v1/tan/verify", ["tan": tan, "redemptionKey": redemptionKey].compactMapValues { $0 })
     }
 
     func labPosts(_ id: String, result: Int, quick: Bool = false) async throws {

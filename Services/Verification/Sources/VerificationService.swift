@@ -28,7 +28,7 @@ public enum VerificationService {
         let lifetimes = configuration.lifetimes
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
-            tans: TanStore(database: database),
+            tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat),
             teleTANs: TeleTANStore(database: database),
             testResults: TestResultLookup(
                 baseURL: configuration.testResultURL, policy: configuration.testResultPolicy,

@@ -86,6 +86,19 @@ public enum Codes {
         return teleTANCheckCharacter(for: String(body)) == characters.last
     }
 
+    // MARK: Redemption keys (a TAN verification that may be repeated)
+
+    /// 32 lower-case hex characters: 128 bits, as `openapi/verification.yaml`'s `RedemptionKey` says.
+    public static func isRedemptionKey(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        return utf8.count == 32 && utf8.allSatisfy(isLowerHex)
+    }
+
+    /// A random redemption key, for verifications that only imitate a real one.
+    public static func redemptionKey(using random: any RandomSource) -> String {
+        random.bytes(count: 16).hexString
+    }
+
     // MARK: Helpers
 
     private static func isLowerHex(_ c: UInt8) -> Bool {

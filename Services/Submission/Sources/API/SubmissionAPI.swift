@@ -76,9 +76,10 @@ struct SubmissionAPI: APIProtocol {
         }
         let companions = padding.companions(for: submission.keys, random: environment.random)
         let verifier = self.verifier
+        let redemption = TANRedemption(tan: tan, key: RedemptionKey.derive(tan: tan, keys: submission.keys))
         do {
             let outcome = try await store.store(submission.keys, padding: companions, submittedAt: now) {
-                try await verifier.spend(tan)
+                try await verifier.spend(redemption)
             }
             var dropped = submission.dropped
             dropped[.alreadyStored, default: 0] += submission.keys.count - outcome.inserted
@@ -88,8 +89,8 @@ struct SubmissionAPI: APIProtocol {
             return (SubmissionTally(outcome: error.status == .forbidden ? .invalidTAN : .failed), error)
         } catch {
             // The database failed while writing, before the TAN was sent: nothing stored, the TAN still valid.
-            // (A failure of the COMMIT itself, after verification accepted, is the one window this order
-            // cannot close: the TAN is then spent and the app has to get a new one.)
+            // (A failure of the COMMIT itself, after verification accepted, leaves the TAN spent; the app's retry
+            // with the same keys repeats this redemption, which verification accepts again: `RedemptionKey`.)
             environment.logger.error("storing keys failed", metadata: ["error": "\(type(of: error))"])
             return (SubmissionTally(outcome: .failed), .dependencyUnavailable("database"))
         }

@@ -12,8 +12,9 @@ import VerificationClient
 /// that does not know that path yet (404, during a rolling upgrade) is asked TAN by TAN on `/version/v1/tan/verify`,
 /// and the batch path is tried again after `batchPathRetry`.
 ///
-/// The client times out each attempt and retries only where the request cannot have reached verification's
-/// handler (connection failures, 502/503/504; see `RetryingClientMiddleware`), so a retry never spends a TAN.
+/// The client times out each attempt and retries after connection failures and 502/503/504
+/// (`RetryingClientMiddleware`). Such a request may have reached verification's handler and spent the TAN, so each
+/// TAN goes with its submission's `RedemptionKey`: verification answers the retry as it answered the lost first try.
 struct TANVerifier: Sendable {
     /// Requests out at once: one, and a spare once it has been out for the policy's `stalledAfter`, as for the
     /// verification service's lookups at test-result. The fewer, the larger the batches under load; the spare keeps
@@ -22,7 +23,7 @@ struct TANVerifier: Sendable {
     /// TANs per request at most: `maxItems` of `TanBatchBody` in openapi/verification.yaml.
     static let maxBatch = 100
 
-    private let batcher: RequestBatcher<String, TANVerdict>
+    private let batcher: RequestBatcher<TANRedemption, TANVerdict>
 
     init(
         baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger,
@@ -38,7 +39,7 @@ struct TANVerifier: Sendable {
         )
         // No counter here: the submission service's counters move in batches (METRICS_BATCH_SIZE), so that a single
         // real submission cannot be seen in them. Verification's counters show the mean batch.
-        let paths = BatchPathFallback<String, TANVerdict>(
+        let paths = BatchPathFallback<TANRedemption, TANVerdict>(
             retryAfter: batchPathRetry, clock: clock, logger: logger,
             noticeWhenMissing: "verification service has no /version/v1/tans/verify yet; verifying TAN by TAN",
             batch: requests.verdicts(for:), single: requests.verdict(for:)
@@ -48,11 +49,12 @@ struct TANVerifier: Sendable {
         }
     }
 
-    /// Returns when the TAN was valid and is now spent; throws the `APIError` to answer otherwise.
-    func spend(_ tan: String) async throws(APIError) {
+    /// Returns when the TAN was valid and is now spent by this redemption (now or by an earlier try of it); throws the
+    /// `APIError` to answer otherwise.
+    func spend(_ redemption: TANRedemption) async throws(APIError) {
         let verdict: TANVerdict
         do {
-            verdict = try await batcher.value(for: tan)
+            verdict = try await batcher.value(for: redemption)
         } catch let error as APIError {
             throw error
         } catch {
@@ -72,15 +74,21 @@ struct TANVerifier: Sendable {
     }
 
     /// What a fake submission does in place of `spend`: it asks verification about a fresh random TAN, through the
-    /// same batches as real TANs. No stored TAN matches a random UUID v4, so verification refuses it and nothing is
-    /// spent; the TAN in the fake request's header is never sent. The network threads that verification's answer
+    /// same batches as real TANs, with a random redemption key. No stored TAN matches a random UUID v4, so
+    /// verification refuses it and nothing is spent; the TAN in the fake request's header is never sent. The network threads that verification's answer
     /// wakes are those a real submission's verdict wakes, and without this fake answers left a little later than
     /// real ones (docs/privacy.md). Its failures change nothing.
     func decoy(random: any RandomSource) async {
-        _ = try? await batcher.value(for: Codes.uuidV4(using: random))
+        _ = try? await batcher.value(for: TANRedemption(tan: Codes.uuidV4(using: random), key: Codes.redemptionKey(using: random)))
     }
 
     static let invalidTAN = APIError.forbidden("The TAN is invalid, expired or already used.", code: "invalid_tan")
+}
+
+/// A TAN to spend and the redemption key of the submission that spends it (`RedemptionKey`).
+struct TANRedemption: Sendable, Hashable {
+    let tan: String
+    let key: String
 }
 
 /// What verification said of one TAN.
@@ -96,8 +104,9 @@ private struct TANVerificationRequests: Sendable {
     let client: Client
     let logger: Logger
 
-    func verdicts(for tans: [String]) async throws -> BatchPathFallback<String, TANVerdict>.BatchAnswer {
-        let output = try await send { try await client.verifyTans(body: .json(.init(tans: tans))) }
+    func verdicts(for redemptions: [TANRedemption]) async throws -> BatchPathFallback<TANRedemption, TANVerdict>.BatchAnswer {
+        let body = VerificationClient.Components.Schemas.TanBatchBody(tans: redemptions.map(\.tan), redemptionKeys: redemptions.map(\.key))
+        let output = try await send { try await client.verifyTans(body: .json(body)) }
         switch output {
         case .ok(let ok):
             return .answers(try ok.body.json.verdicts.map { $0.valid ? .valid(teleTANType: $0.teleTanType) : .refused })
@@ -108,10 +117,11 @@ private struct TANVerificationRequests: Sendable {
         }
     }
 
-    func verdict(for tan: String) async throws -> TANVerdict {
+    func verdict(for redemption: TANRedemption) async throws -> TANVerdict {
         let output: VerificationClient.Operations.verifyTan.Output
+        let body = VerificationClient.Components.Schemas.TanBody(tan: redemption.tan, redemptionKey: redemption.key)
         do {
-            output = try await send { try await client.verifyTan(body: .json(.init(tan: tan))) }
+            output = try await send { try await client.verifyTan(body: .json(body)) }
         } catch let error as ClientError where error.response?.status.code == 404 {
             // A 404 whose body is not the documented JSON is still a refusal.
             return .refused

@@ -133,7 +133,11 @@ struct VerificationAPI: APIProtocol {
             count("tan_verify", "invalid")
             throw APIError.badRequest("tan must be a lower-case UUID v4.", code: "invalid_tan")
         }
-        guard let redeemed = try await tans.redeem(tanHash: SecretHash.sha256Hex(body.tan), now: clock.now()) else {
+        if let key = body.redemptionKey, !Codes.isRedemptionKey(key) {
+            count("tan_verify", "invalid")
+            throw APIError.badRequest("redemptionKey must be 32 lower-case hex characters.", code: "invalid_redemption_key")
+        }
+        guard let redeemed = try await tans.redeem(tanHash: SecretHash.sha256Hex(body.tan), key: body.redemptionKey, now: clock.now()) else {
             count("tan_verify", "refused")
             throw APIError.notFound("The TAN is unknown, expired or already used.", code: "tan_not_found")
         }
@@ -152,7 +156,15 @@ struct VerificationAPI: APIProtocol {
         if let bad = body.tans.firstIndex(where: { !Codes.isUUIDv4($0) }) {
             throw refusedBatch(.badRequest("tans[\(bad)] must be a lower-case UUID v4.", code: "invalid_tan"))
         }
-        let redeemed = try await tans.redeem(tanHashes: body.tans.map(SecretHash.sha256Hex), now: clock.now())
+        if let keys = body.redemptionKeys {
+            guard keys.count == body.tans.count else {
+                throw refusedBatch(.badRequest("redemptionKeys must hold one key per TAN.", code: "invalid_redemption_key"))
+            }
+            if let bad = keys.firstIndex(where: { !Codes.isRedemptionKey($0) }) {
+                throw refusedBatch(.badRequest("redemptionKeys[\(bad)] must be 32 lower-case hex characters.", code: "invalid_redemption_key"))
+            }
+        }
+        let redeemed = try await tans.redeem(tanHashes: body.tans.map(SecretHash.sha256Hex), keys: body.redemptionKeys, now: clock.now())
         let valid = redeemed.filter { $0 != nil }.count
         count("tan_verify", "valid", by: valid)
         count("tan_verify", "refused", by: redeemed.count - valid)

@@ -4,6 +4,9 @@ import Foundation
 public struct Lifetimes: Sendable, Equatable {
     /// TANs: 14 days.
     public var tan: Duration = .seconds(14 * 86400)
+    /// A used TAN is answered as valid again to a repeat of the verification that used it (same redemption key) for
+    /// 1 hour: long enough for any retry of a submission, short enough that a spent TAN soon means nothing.
+    public var tanRepeat: Duration = .seconds(3600)
     /// TEST teleTANs: 1 hour.
     public var teleTANTest: Duration = .seconds(3600)
     /// EVENT teleTANs: 2 days.

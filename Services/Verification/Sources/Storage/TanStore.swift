@@ -9,32 +9,46 @@ public struct RedeemedTAN: Sendable, Equatable {
 }
 
 /// Queries on `tans`: one TAN per registration token, consumed once.
+///
+/// A verification may carry a redemption key. The key that consumed a TAN is stored with it, and for
+/// `repeatWindow` after, a verification with the same key is answered as the first was: it is the same
+/// verification repeated (a retry whose first answer was lost, a submission sent again after its keys were rolled
+/// back), not a second use.
 public struct TanStore: Sendable {
     /// Redemptions out at once; those that queue behind them go together in one UPDATE (`RequestBatcher`).
     static let redeemSlots = 2
     static let redeemBatch = 100
 
-    /// One TAN to consume, and the instant its request came in.
-    struct Redemption: Sendable {
+    /// One TAN to consume, with the redemption key of its verification, and the instant its request came in.
+    struct Redemption: Sendable, Hashable {
         let tanHash: String
+        let key: String?
         let now: Date
 
-        /// PostgreSQL's form of a batch's UPDATE: one array of hashes, so one prepared statement serves every size.
+        init(tanHash: String, key: String? = nil, now: Date) {
+            self.tanHash = tanHash
+            self.key = key
+            self.now = now
+        }
+
+        /// PostgreSQL's form of a batch's UPDATE: arrays of hashes and keys (empty for none), so one prepared
+        /// statement serves every size. $1 is the batch's instant, $4 the earliest use a repeat may follow.
         enum Update: PreparedStatement {
             static let sql = """
-                UPDATE tans SET redeemed_at = $1 WHERE tan_hash = ANY($2::TEXT[]) AND redeemed_at IS NULL AND valid_until > $1 \
-                RETURNING tan_hash, source, teletan_type
+                UPDATE tans AS t SET redeemed_at = COALESCE(t.redeemed_at, $1),                 redemption_key = COALESCE(t.redemption_key, NULLIF(r.key, ''))                 FROM unnest($2::TEXT[], $3::TEXT[]) AS r(hash, key)                 WHERE t.tan_hash = r.hash AND ((t.redeemed_at IS NULL AND t.valid_until > $1)                 OR (t.redemption_key = r.key AND t.redeemed_at > $4))                 RETURNING t.tan_hash, t.redemption_key, t.source, t.teletan_type
                 """
         }
     }
 
     let database: Database
+    let repeatWindow: Duration
     private let redemptions: RequestBatcher<Redemption, RedeemedTAN?>
 
-    public init(database: Database) {
+    public init(database: Database, repeatWindow: Duration = Lifetimes().tanRepeat) {
         self.database = database
+        self.repeatWindow = repeatWindow
         self.redemptions = RequestBatcher(slots: Self.redeemSlots, maxBatch: Self.redeemBatch) { batch in
-            try await Self.redeem(batch, in: database)
+            try await Self.redeem(batch, repeatWindow: repeatWindow, in: database)
         }
     }
 
@@ -51,43 +65,71 @@ public struct TanStore: Sendable {
         }
     }
 
-    /// Consumes a TAN if it is known, unexpired and unused: of concurrent verifications of one TAN exactly one
-    /// gets it. Verifications that arrive while `redeemSlots` others are out are redeemed together.
-    public func redeem(tanHash: String, now: Date) async throws -> RedeemedTAN? {
-        try await redemptions.value(for: Redemption(tanHash: tanHash, now: now))
+    /// Consumes a TAN if it is known, unexpired and unused, or answers a repeat of the verification that consumed
+    /// it: of concurrent verifications of one TAN with different keys, exactly one gets it. Verifications that
+    /// arrive while `redeemSlots` others are out are redeemed together.
+    public func redeem(tanHash: String, key: String? = nil, now: Date) async throws -> RedeemedTAN? {
+        try await redemptions.value(for: Redemption(tanHash: tanHash, key: key, now: now))
     }
 
     /// Consumes the TANs of a batch request in one statement, answering in their order (see `redeem(_:in:)`).
-    public func redeem(tanHashes: [String], now: Date) async throws -> [RedeemedTAN?] {
-        try await Self.redeem(tanHashes.map { Redemption(tanHash: $0, now: now) }, in: database)
+    public func redeem(tanHashes: [String], keys: [String]? = nil, now: Date) async throws -> [RedeemedTAN?] {
+        let redemptions = tanHashes.indices.map { Redemption(tanHash: tanHashes[$0], key: keys?[$0], now: now) }
+        return try await Self.redeem(redemptions, repeatWindow: repeatWindow, in: database)
     }
 
-    /// Consumes the TANs of `batch` in one statement and answers in its order. The database hands each row to one
-    /// statement only (a row another batch redeemed first no longer matches `redeemed_at IS NULL`), and a TAN asked
-    /// for twice within the batch goes to the first asker. Expiry is judged at the batch's latest instant, the one
-    /// closest to the moment the TANs are consumed.
-    static func redeem(_ batch: [Redemption], in database: Database) async throws -> [RedeemedTAN?] {
+    /// Consumes the TANs of `batch` in one statement and answers in its order.
+    ///
+    /// The database hands each row to one statement only (a row another batch redeemed first no longer matches
+    /// `redeemed_at IS NULL`), and within the statement to one of the batch's keys for it: the first asker's when
+    /// the TAN is asked for twice with the same key, or twice without one. Every place in the batch with the key
+    /// that won is valid, except that a verification without a key is answered once. Expiry is judged at the
+    /// batch's latest instant, the one closest to the moment the TANs are consumed.
+    static func redeem(_ batch: [Redemption], repeatWindow: Duration, in database: Database) async throws -> [RedeemedTAN?] {
         guard let latest = batch.map(\.now).max() else { return [] }
         let timestamp = latest.epochSeconds
-        let hashes = Array(Set(batch.map(\.tanHash)))
-        var unclaimed: [String: RedeemedTAN] = try await database.withConnection { connection in
+        let repeatableAfter = latest.addingTimeInterval(-repeatWindow.seconds).epochSeconds
+        var seen = Set<[String]>()
+        let pairs = batch.map { [$0.tanHash, $0.key ?? ""] }.filter { seen.insert($0).inserted }
+        var won: [String: (key: String?, tan: RedeemedTAN)] = try await database.withConnection { connection in
             let rows = try await connection.execute(
-                Redemption.Update.self, binds: [timestamp, hashes],
-                otherwise: """
-                    UPDATE tans SET redeemed_at = \(bind: timestamp) WHERE tan_hash IN \(bindList: hashes) \
-                    AND redeemed_at IS NULL AND valid_until > \(bind: timestamp) RETURNING tan_hash, source, teletan_type
-                    """
+                Redemption.Update.self, binds: [timestamp, pairs.map { $0[0] }, pairs.map { $0[1] }, repeatableAfter],
+                otherwise: sqliteUpdate(pairs, timestamp: timestamp, repeatableAfter: repeatableAfter)
             )
-            var redeemed: [String: RedeemedTAN] = [:]
+            var won: [String: (key: String?, tan: RedeemedTAN)] = [:]
             for row in rows {
                 guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { continue }
-                redeemed[try row.decode(column: "tan_hash", as: String.self)] = RedeemedTAN(
-                    source: source,
-                    teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:))
+                won[try row.decode(column: "tan_hash", as: String.self)] = (
+                    key: try row.decode(column: "redemption_key", as: String?.self),
+                    tan: RedeemedTAN(
+                        source: source,
+                        teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:))
+                    )
                 )
             }
-            return redeemed
+            return won
         }
-        return batch.map { unclaimed.removeValue(forKey: $0.tanHash) }
+        return batch.map { redemption in
+            guard let winner = won[redemption.tanHash], winner.key == redemption.key else { return nil }
+            if redemption.key == nil { won.removeValue(forKey: redemption.tanHash) }
+            return winner.tan
+        }
+    }
+
+    /// SQLite's form of `Redemption.Update`: SQLite has no arrays, so the pairs are a VALUES list.
+    private static func sqliteUpdate(_ pairs: [[String]], timestamp: Int64, repeatableAfter: Int64) -> SQLQueryString {
+        var query = SQLQueryString("""
+            UPDATE tans SET redeemed_at = COALESCE(redeemed_at, \(bind: timestamp)), \
+            redemption_key = COALESCE(redemption_key, NULLIF(r.column2, '')) FROM (VALUES
+            """)
+        for (index, pair) in pairs.enumerated() {
+            query.appendInterpolation("\(unsafeRaw: index > 0 ? ", " : " ")(\(bind: pair[0]), \(bind: pair[1]))" as SQLQueryString)
+        }
+        query.appendInterpolation("""
+            ) AS r WHERE tans.tan_hash = r.column1 AND ((tans.redeemed_at IS NULL AND tans.valid_until > \(bind: timestamp)) \
+            OR (tans.redemption_key = r.column2 AND tans.redeemed_at > \(bind: repeatableAfter))) \
+            RETURNING tan_hash, redemption_key, source, teletan_type
+            """ as SQLQueryString)
+        return query
     }
 }

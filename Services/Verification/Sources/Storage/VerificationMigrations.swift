@@ -49,6 +49,12 @@ enum VerificationMigrations {
             """,
             "CREATE INDEX teletans_created_at ON teletans (created_at)",
         ]),
+        // The key of the verification that consumed a TAN, so that a repeat of it is answered as the first
+        // (`TanStore.redeem`). It is derived from the TAN, which is stored hashed only, so it cannot be matched
+        // without the TAN.
+        Migration(version: 2, name: "remember the redemption key of a used TAN", sql: [
+            "ALTER TABLE tans ADD COLUMN redemption_key TEXT",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }
