@@ -60,10 +60,12 @@ public enum ServiceClients {
     }
 }
 
-/// Retries an operation when the connection could not be made or a proxy answered 502/503/504, with exponential
-/// backoff, up to `policy.attempts` attempts. Other answers (including 4xx and 500) are final: a request that reached
-/// the handler is not repeated, so a TAN is never spent twice by a retry. Use it with a `DownstreamHTTPClient`,
-/// which reports a refused connection at once instead of retrying it until the deadline.
+/// Retries an operation when the connection could not be made or closed before the answer, or a proxy answered
+/// 502/503/504, with exponential backoff, up to `policy.attempts` attempts. Other answers (including 4xx and 500) are
+/// final. A closed connection or a proxy's 504 can follow a request that the handler did run, so an operation retried
+/// here must be safe to repeat: a TAN verification carries its redemption key for that (openapi/verification.yaml).
+/// Use it with a `DownstreamHTTPClient`, which reports a refused connection at once instead of retrying it until the
+/// deadline.
 public struct RetryingClientMiddleware: ClientMiddleware {
     let policy: DownstreamPolicy
     let logger: Logger
@@ -94,7 +96,7 @@ public struct RetryingClientMiddleware: ClientMiddleware {
         }
     }
 
-    /// Failures where the request cannot have reached the server's handler.
+    /// Failures of the connection: it could not be made, or it closed before the answer came.
     static func isConnectionFailure(_ error: any Error) -> Bool {
         let underlying = (error as? ClientError)?.underlyingError ?? error
         if let httpError = underlying as? HTTPClientError {
