@@ -11,8 +11,8 @@ import NIOCore
 /// batch). It counts the calls it gets, and can fail or stall on demand. Made with `batchPath: false` it stands for
 /// a verification service that predates the batch form and answers 404 there.
 ///
-/// Its semantics are those of `openapi/verification.yaml`. Tests that need failures on demand use it;
-/// `RealVerificationStack` wires submission to the real verification service.
+/// Its semantics are those of `openapi/verification.yaml`, except that it ignores redemption keys (no repeats). Tests
+/// that need failures on demand use it; `RealVerificationStack` wires submission to the real verification service.
 final class VerificationStandIn: @unchecked Sendable {
     static let name = "verification-stand-in"
     static let teleTANType = HTTPField.Name("X-CWA-TELETAN-TYPE")!
