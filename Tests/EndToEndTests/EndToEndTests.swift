@@ -21,7 +21,8 @@ import Testing
             ]
             let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: environment)
             #expect(demo.status == 0, "\(demo.output)\n\(stack.logs)")
-            #expect(demo.output.contains("A second upload with the same TAN is refused: 403"))
+            #expect(demo.output.contains("is the same use of the TAN: 200"))
+            #expect(demo.output.contains("other keys with the same TAN are refused: 403"))
             #expect(demo.output.contains("verifies the ECDSA P-256 signature: valid"))
             #expect(demo.output.contains("exchanges it for a registration token: 201"))
             #expect(demo.output.contains("Every step held."))
