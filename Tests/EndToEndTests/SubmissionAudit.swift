@@ -8,7 +8,7 @@ import Testing
 /// told. The hard rules: a submission answered 200 has every one of its keys stored; a submission answered 5xx stored
 /// all of its keys or none; and the phone's retry of a failed submission (the same TAN, the same keys) is accepted,
 /// even when verification spent the TAN during the failed attempt, because the retry repeats that redemption
-/// (`RedemptionKey`). A retry refused with 403 lost its TAN: it is counted and fails the test.
+/// (`RedemptionKeyDeriver`). A retry refused with 403 lost its TAN: it is counted and fails the test.
 struct SubmissionAudit {
     let stack: EndToEndStack
     let traffic: SubmissionTraffic

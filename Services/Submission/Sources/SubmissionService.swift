@@ -35,6 +35,7 @@ public enum SubmissionService {
     ) async throws -> ServiceBundle {
         let logger = environment.logger
         let store = DiagnosisKeyStore(database: database)
+        let redemptionSecret = try await RedemptionSecretStore(database: database).secret(random: environment.random)
         // Fails fast when verification is down, so that the bounded retries below decide how long it takes.
         let http = DownstreamHTTPClient(connectTimeout: configuration.verification.timeout)
         let api = SubmissionAPI(
@@ -44,6 +45,7 @@ public enum SubmissionService {
                 baseURL: configuration.verificationURL, policy: configuration.verification, http: http, logger: logger,
                 clock: environment.clock
             ),
+            redemptionKeys: RedemptionKeyDeriver(secret: redemptionSecret),
             padding: KeyPadding(multiplier: configuration.keyPaddingMultiplier),
             latency: latency ?? LatencyMatcher(random: environment.random),
             metrics: SubmissionMetrics(batchSize: configuration.metricsBatchSize, publish: publishMetrics),

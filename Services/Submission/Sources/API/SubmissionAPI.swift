@@ -13,6 +13,7 @@ struct SubmissionAPI: APIProtocol {
     let validator: SubmissionValidator
     let store: DiagnosisKeyStore
     let verifier: TANVerifier
+    let redemptionKeys: RedemptionKeyDeriver
     let padding: KeyPadding
     let latency: LatencyMatcher
     let metrics: SubmissionMetrics
@@ -76,7 +77,7 @@ struct SubmissionAPI: APIProtocol {
         }
         let companions = padding.companions(for: submission.keys, random: environment.random)
         let verifier = self.verifier
-        let redemption = TANRedemption(tan: tan, key: RedemptionKey.derive(tan: tan, keys: submission.keys))
+        let redemption = TANRedemption(tan: tan, key: redemptionKeys.key(for: tan, keys: submission.keys))
         do {
             let outcome = try await store.store(submission.keys, padding: companions, submittedAt: now) {
                 try await verifier.spend(redemption)
@@ -90,7 +91,7 @@ struct SubmissionAPI: APIProtocol {
         } catch {
             // The database failed while writing, before the TAN was sent: nothing stored, the TAN still valid.
             // (A failure of the COMMIT itself, after verification accepted, leaves the TAN spent; the app's retry
-            // with the same keys repeats this redemption, which verification accepts again: `RedemptionKey`.)
+            // with the same keys repeats this redemption, which verification accepts again: `RedemptionKeyDeriver`.)
             environment.logger.error("storing keys failed", metadata: ["error": "\(type(of: error))"])
             return (SubmissionTally(outcome: .failed), .dependencyUnavailable("database"))
         }

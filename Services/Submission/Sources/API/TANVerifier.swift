@@ -14,7 +14,7 @@ import VerificationClient
 ///
 /// The client times out each attempt and retries after connection failures and 502/503/504
 /// (`RetryingClientMiddleware`). Such a request may have reached verification's handler and spent the TAN, so each
-/// TAN goes with its submission's `RedemptionKey`: verification answers the retry as it answered the lost first try.
+/// TAN goes with its submission's `RedemptionKeyDeriver`: verification answers the retry as it answered the lost first try.
 struct TANVerifier: Sendable {
     /// Requests out at once: one, and a spare once it has been out for the policy's `stalledAfter`, as for the
     /// verification service's lookups at test-result. The fewer, the larger the batches under load; the spare keeps
@@ -85,7 +85,7 @@ struct TANVerifier: Sendable {
     static let invalidTAN = APIError.forbidden("The TAN is invalid, expired or already used.", code: "invalid_tan")
 }
 
-/// A TAN to spend and the redemption key of the submission that spends it (`RedemptionKey`).
+/// A TAN to spend and the redemption key of the submission that spends it (`RedemptionKeyDeriver`).
 struct TANRedemption: Sendable, Hashable {
     let tan: String
     let key: String

@@ -35,6 +35,10 @@ enum SubmissionMigrations {
                 "CREATE TABLE distribution_progress (id INTEGER PRIMARY KEY, planned_through_hour BIGINT NOT NULL)",
             ]
         }),
+        Migration(version: 3, name: "keep the service's secrets", statements: { _ in
+            // Written at start-up by the first replica (`RedemptionSecretStore`), as hex text.
+            ["CREATE TABLE service_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)"]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }

@@ -89,12 +89,19 @@ public struct TanStore: Sendable {
         guard let latest = batch.map(\.now).max() else { return [] }
         let timestamp = latest.epochSeconds
         let repeatableAfter = latest.addingTimeInterval(-repeatWindow.seconds).epochSeconds
-        var seen = Set<[String]>()
-        let pairs = batch.map { [$0.tanHash, $0.key ?? ""] }.filter { seen.insert($0).inserted }
-        var won: [String: (key: String?, tan: RedeemedTAN)] = try await database.withConnection { connection in
+        // Each (TAN, key) once; no key is sent as the empty string, which no stored key equals.
+        var hashes: [String] = [], keys: [String] = []
+        hashes.reserveCapacity(batch.count)
+        keys.reserveCapacity(batch.count)
+        for (index, redemption) in batch.enumerated()
+        where !batch[..<index].contains(where: { $0.tanHash == redemption.tanHash && $0.key == redemption.key }) {
+            hashes.append(redemption.tanHash)
+            keys.append(redemption.key ?? "")
+        }
+        var won: [String: (key: String?, tan: RedeemedTAN)] = try await database.withConnection { [hashes, keys] connection in
             let rows = try await connection.execute(
-                Redemption.Update.self, binds: [timestamp, pairs.map { $0[0] }, pairs.map { $0[1] }, repeatableAfter],
-                otherwise: sqliteUpdate(pairs, timestamp: timestamp, repeatableAfter: repeatableAfter)
+                Redemption.Update.self, binds: [timestamp, hashes, keys, repeatableAfter],
+                otherwise: sqliteUpdate(hashes: hashes, keys: keys, timestamp: timestamp, repeatableAfter: repeatableAfter)
             )
             var won: [String: (key: String?, tan: RedeemedTAN)] = [:]
             for row in rows {
@@ -117,13 +124,13 @@ public struct TanStore: Sendable {
     }
 
     /// SQLite's form of `Redemption.Update`: SQLite has no arrays, so the pairs are a VALUES list.
-    private static func sqliteUpdate(_ pairs: [[String]], timestamp: Int64, repeatableAfter: Int64) -> SQLQueryString {
+    private static func sqliteUpdate(hashes: [String], keys: [String], timestamp: Int64, repeatableAfter: Int64) -> SQLQueryString {
         var query = SQLQueryString("""
             UPDATE tans SET redeemed_at = COALESCE(redeemed_at, \(bind: timestamp)), \
             redemption_key = COALESCE(redemption_key, NULLIF(r.column2, '')) FROM (VALUES
             """)
-        for (index, pair) in pairs.enumerated() {
-            query.appendInterpolation("\(unsafeRaw: index > 0 ? ", " : " ")(\(bind: pair[0]), \(bind: pair[1]))" as SQLQueryString)
+        for index in hashes.indices {
+            query.appendInterpolation("\(unsafeRaw: index > 0 ? ", " : " ")(\(bind: hashes[index]), \(bind: keys[index]))" as SQLQueryString)
         }
         query.appendInterpolation("""
             ) AS r WHERE tans.tan_hash = r.column1 AND ((tans.redeemed_at IS NULL AND tans.valid_until > \(bind: timestamp)) \

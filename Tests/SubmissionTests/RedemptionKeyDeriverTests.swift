@@ -3,9 +3,10 @@ import Foundation
 import Testing
 @testable import Submission
 
-/// `RedemptionKey`: one submission, one key; any other submission or TAN, another.
-@Suite struct RedemptionKeyTests {
+/// `RedemptionKeyDeriver`: one submission, one key; any other submission, TAN or secret, another.
+@Suite struct RedemptionKeyDeriverTests {
     static let tan = "3b1e5a1c-8f0a-4c1e-9d2b-6a7f0e1d2c3b"
+    static let deriver = RedemptionKeyDeriver(secret: Array("a secret of 32 bytes, or so long".utf8))
 
     static func key(_ byte: UInt8) -> DiagnosisKey {
         DiagnosisKey(
@@ -18,15 +19,15 @@ import Testing
     @Test
     func theSameSubmissionGivesTheSameKeyInAnyOrder() {
         let keys = (1...3).map(Self.key)
-        let derived = RedemptionKey.derive(tan: Self.tan, keys: keys)
+        let derived = Self.deriver.key(for: Self.tan, keys: keys)
         #expect(Codes.isRedemptionKey(derived))
-        #expect(RedemptionKey.derive(tan: Self.tan, keys: keys.reversed()) == derived)
+        #expect(Self.deriver.key(for: Self.tan, keys: keys.reversed()) == derived)
     }
 
     @Test
     func anyChangeToTheTANOrAKeyGivesAnotherKey() {
         let keys = (1...3).map(Self.key)
-        let derived = RedemptionKey.derive(tan: Self.tan, keys: keys)
+        let derived = Self.deriver.key(for: Self.tan, keys: keys)
         let changes: [(String, (inout DiagnosisKey) -> Void)] = [
             ("keyData", { $0.keyData[0] ^= 1 }),
             ("rollingStartIntervalNumber", { $0.rollingStartIntervalNumber += 144 }),
@@ -42,14 +43,21 @@ import Testing
         for (field, change) in changes {
             var changed = keys
             change(&changed[1])
-            #expect(RedemptionKey.derive(tan: Self.tan, keys: changed) != derived, "\(field)")
+            #expect(Self.deriver.key(for: Self.tan, keys: changed) != derived, "\(field)")
         }
-        #expect(RedemptionKey.derive(tan: Self.tan, keys: Array(keys.prefix(2))) != derived)
-        #expect(RedemptionKey.derive(tan: "4b1e5a1c-8f0a-4c1e-9d2b-6a7f0e1d2c3b", keys: keys) != derived)
+        #expect(Self.deriver.key(for: Self.tan, keys: Array(keys.prefix(2))) != derived)
+        #expect(Self.deriver.key(for: "4b1e5a1c-8f0a-4c1e-9d2b-6a7f0e1d2c3b", keys: keys) != derived)
         // Field boundaries are part of the encoding: moving a character between two countries changes the key.
         var shifted = keys
         shifted[1].originCountry = "DEF"
         shifted[1].visitedCountries = ["R", "NL"]
-        #expect(RedemptionKey.derive(tan: Self.tan, keys: shifted) != derived)
+        #expect(Self.deriver.key(for: Self.tan, keys: shifted) != derived)
+    }
+
+    @Test
+    func anotherSecretGivesAnotherKey() {
+        let keys = (1...3).map(Self.key)
+        let other = RedemptionKeyDeriver(secret: Array("another secret of 32 bytes, too.".utf8))
+        #expect(other.key(for: Self.tan, keys: keys) != Self.deriver.key(for: Self.tan, keys: keys))
     }
 }

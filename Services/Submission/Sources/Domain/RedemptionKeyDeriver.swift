@@ -2,7 +2,7 @@ import Crypto
 import ExposureCore
 import Foundation
 
-/// The redemption key a submission sends with its TAN (`RedemptionKey` in openapi/verification.yaml).
+/// Derives the redemption key a submission sends with its TAN (`RedemptionKey` in openapi/verification.yaml).
 ///
 /// The same TAN with the same keys gives the same redemption key, so a submission sent again is, at verification, a
 /// repeat of the first, which verification answers as it answered the first. That covers our own retry after a lost
@@ -10,27 +10,32 @@ import Foundation
 /// keys were rolled back once the TAN was spent. A repeat stores nothing twice: the keys are unique per submission
 /// type. A submission with other keys is another use of the TAN and is refused, as before.
 ///
-/// The TAN is the HMAC key. Verification stores the redemption key but only a hash of the TAN, so what it stores
-/// cannot be tied to keys that the distribution publishes without the TAN itself.
-enum RedemptionKey {
-    static func derive(tan: String, keys: [DiagnosisKey]) -> String {
-        var mac = HMAC<SHA256>(key: SymmetricKey(data: Array(tan.utf8)))
+/// The key is an HMAC under a secret of the submission service (`RedemptionSecretStore`). Verification sees TANs but
+/// not the secret, so it cannot test a guessed set of published keys against the redemption keys it stores.
+struct RedemptionKeyDeriver: Sendable {
+    private let secret: SymmetricKey
+
+    init(secret: [UInt8]) {
+        self.secret = SymmetricKey(data: secret)
+    }
+
+    func key(for tan: String, keys: [DiagnosisKey]) -> String {
         // The order of the keys in the payload does not matter; each field is length-prefixed or fixed-width, so
         // no two different submissions share an encoding.
         var encoding: [UInt8] = []
-        append(UInt32(keys.count), to: &encoding)
+        Self.append(Array(tan.utf8), to: &encoding)
+        Self.append(UInt32(keys.count), to: &encoding)
         for key in keys.sorted(by: { $0.keyData.lexicographicallyPrecedes($1.keyData) }) {
-            append(Array(key.keyData), to: &encoding)
+            Self.append(Array(key.keyData), to: &encoding)
             for field in [key.rollingStartIntervalNumber, key.rollingPeriod, key.transmissionRiskLevel,
                           key.daysSinceOnsetOfSymptoms, key.reportType, key.submissionType] {
-                append(UInt32(bitPattern: field), to: &encoding)
+                Self.append(UInt32(bitPattern: field), to: &encoding)
             }
-            append(Array(key.originCountry.utf8), to: &encoding)
-            append(Array(key.visitedCountries.joined(separator: ",").utf8), to: &encoding)
+            Self.append(Array(key.originCountry.utf8), to: &encoding)
+            Self.append(Array(key.visitedCountries.joined(separator: ",").utf8), to: &encoding)
             encoding.append(key.consentToFederation ? 1 : 0)
         }
-        mac.update(data: encoding)
-        return Array(mac.finalize()).prefix(16).hexString
+        return Array(HMAC<SHA256>.authenticationCode(for: encoding, using: secret)).prefix(16).hexString
     }
 
     private static func append(_ value: UInt32, to encoding: inout [UInt8]) {
