@@ -20,7 +20,7 @@ public struct TanStore: Sendable {
     static let redeemBatch = 100
 
     /// One TAN to consume, with the redemption key of its verification, and the instant its request came in.
-    struct Redemption: Sendable, Hashable {
+    struct Redemption: Sendable {
         let tanHash: String
         let key: String?
         let now: Date
@@ -31,11 +31,17 @@ public struct TanStore: Sendable {
             self.now = now
         }
 
-        /// PostgreSQL's form of a batch's UPDATE: arrays of hashes and keys (empty for none), so one prepared
-        /// statement serves every size. $1 is the batch's instant, $4 the earliest use a repeat may follow.
+        /// PostgreSQL's form of a batch's UPDATE: the hashes and keys (empty for none) as two arrays, so one
+        /// prepared statement serves every size. $1 is the batch's instant; a repeat counts for a use after $4.
+        /// A TAN takes the key of its first place in the batch (`array_position`); a used one matches a repeat when
+        /// its key is among the batch's, and the caller keeps only the places whose key it is.
         enum Update: PreparedStatement {
             static let sql = """
-                UPDATE tans AS t SET redeemed_at = COALESCE(t.redeemed_at, $1),                 redemption_key = COALESCE(t.redemption_key, NULLIF(r.key, ''))                 FROM unnest($2::TEXT[], $3::TEXT[]) AS r(hash, key)                 WHERE t.tan_hash = r.hash AND ((t.redeemed_at IS NULL AND t.valid_until > $1)                 OR (t.redemption_key = r.key AND t.redeemed_at > $4))                 RETURNING t.tan_hash, t.redemption_key, t.source, t.teletan_type
+                UPDATE tans SET redeemed_at = COALESCE(redeemed_at, $1), \
+                redemption_key = COALESCE(redemption_key, NULLIF(($3::TEXT[])[array_position($2::TEXT[], tan_hash)], '')) \
+                WHERE tan_hash = ANY($2::TEXT[]) AND ((redeemed_at IS NULL AND valid_until > $1) \
+                OR (redemption_key = ANY($3::TEXT[]) AND redeemed_at > $4)) \
+                RETURNING tan_hash, redemption_key, source, teletan_type
                 """
         }
     }
@@ -72,7 +78,7 @@ public struct TanStore: Sendable {
         try await redemptions.value(for: Redemption(tanHash: tanHash, key: key, now: now))
     }
 
-    /// Consumes the TANs of a batch request in one statement, answering in their order (see `redeem(_:in:)`).
+    /// Consumes the TANs of a batch request in one statement, answering in their order (see `redeem(_:repeatWindow:in:)`).
     public func redeem(tanHashes: [String], keys: [String]? = nil, now: Date) async throws -> [RedeemedTAN?] {
         let redemptions = tanHashes.indices.map { Redemption(tanHash: tanHashes[$0], key: keys?[$0], now: now) }
         return try await Self.redeem(redemptions, repeatWindow: repeatWindow, in: database)
@@ -81,24 +87,16 @@ public struct TanStore: Sendable {
     /// Consumes the TANs of `batch` in one statement and answers in its order.
     ///
     /// The database hands each row to one statement only (a row another batch redeemed first no longer matches
-    /// `redeemed_at IS NULL`), and within the statement to one of the batch's keys for it: the first asker's when
-    /// the TAN is asked for twice with the same key, or twice without one. Every place in the batch with the key
-    /// that won is valid, except that a verification without a key is answered once. Expiry is judged at the
-    /// batch's latest instant, the one closest to the moment the TANs are consumed.
+    /// `redeemed_at IS NULL`). Within the statement a TAN asked for twice goes to the first asker's redemption key;
+    /// every place in the batch with the key that won is valid, except that a verification without a key is answered
+    /// once. Expiry is judged at the batch's latest instant, the one closest to the moment the TANs are consumed.
     static func redeem(_ batch: [Redemption], repeatWindow: Duration, in database: Database) async throws -> [RedeemedTAN?] {
         guard let latest = batch.map(\.now).max() else { return [] }
         let timestamp = latest.epochSeconds
         let repeatableAfter = latest.addingTimeInterval(-repeatWindow.seconds).epochSeconds
-        // Each (TAN, key) once; no key is sent as the empty string, which no stored key equals.
-        var hashes: [String] = [], keys: [String] = []
-        hashes.reserveCapacity(batch.count)
-        keys.reserveCapacity(batch.count)
-        for (index, redemption) in batch.enumerated()
-        where !batch[..<index].contains(where: { $0.tanHash == redemption.tanHash && $0.key == redemption.key }) {
-            hashes.append(redemption.tanHash)
-            keys.append(redemption.key ?? "")
-        }
-        var won: [String: (key: String?, tan: RedeemedTAN)] = try await database.withConnection { [hashes, keys] connection in
+        // No key is sent as the empty string, which no stored key equals.
+        let hashes = batch.map(\.tanHash), keys = batch.map { $0.key ?? "" }
+        var won: [String: (key: String?, tan: RedeemedTAN)] = try await database.withConnection { connection in
             let rows = try await connection.execute(
                 Redemption.Update.self, binds: [timestamp, hashes, keys, repeatableAfter],
                 otherwise: sqliteUpdate(hashes: hashes, keys: keys, timestamp: timestamp, repeatableAfter: repeatableAfter)
@@ -123,18 +121,19 @@ public struct TanStore: Sendable {
         }
     }
 
-    /// SQLite's form of `Redemption.Update`: SQLite has no arrays, so the pairs are a VALUES list.
+    /// SQLite's form of `Redemption.Update`: SQLite has no arrays, so the first asker's key comes from a CASE over
+    /// the batch (its first matching branch) and the lists are bound one value at a time.
     private static func sqliteUpdate(hashes: [String], keys: [String], timestamp: Int64, repeatableAfter: Int64) -> SQLQueryString {
         var query = SQLQueryString("""
             UPDATE tans SET redeemed_at = COALESCE(redeemed_at, \(bind: timestamp)), \
-            redemption_key = COALESCE(redemption_key, NULLIF(r.column2, '')) FROM (VALUES
+            redemption_key = COALESCE(redemption_key, NULLIF(CASE tan_hash
             """)
         for index in hashes.indices {
-            query.appendInterpolation("\(unsafeRaw: index > 0 ? ", " : " ")(\(bind: hashes[index]), \(bind: keys[index]))" as SQLQueryString)
+            query.appendInterpolation(" WHEN \(bind: hashes[index]) THEN \(bind: keys[index])" as SQLQueryString)
         }
         query.appendInterpolation("""
-            ) AS r WHERE tans.tan_hash = r.column1 AND ((tans.redeemed_at IS NULL AND tans.valid_until > \(bind: timestamp)) \
-            OR (tans.redemption_key = r.column2 AND tans.redeemed_at > \(bind: repeatableAfter))) \
+             END, '')) WHERE tan_hash IN \(bindList: hashes) AND ((redeemed_at IS NULL AND valid_until > \(bind: timestamp)) \
+            OR (redemption_key IN \(bindList: keys) AND redeemed_at > \(bind: repeatableAfter))) \
             RETURNING tan_hash, redemption_key, source, teletan_type
             """ as SQLQueryString)
         return query
