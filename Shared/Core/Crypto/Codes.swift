@@ -90,8 +90,7 @@ public enum Codes {
 
     /// 32 lower-case hex characters: 128 bits, as `openapi/verification.yaml`'s `RedemptionKey` says.
     public static func isRedemptionKey(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
-        return utf8.count == 32 && utf8.allSatisfy(isLowerHex)
+        text.utf8.count == 32 && text.utf8.allSatisfy(isLowerHex)
     }
 
     /// A random redemption key, for verifications that only imitate a real one.
