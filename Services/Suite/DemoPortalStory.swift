@@ -57,11 +57,9 @@ extension DemoStory {
             throw DemoFailure("the TAN request was answered \(tanResponse.status)")
         }
         let (payload, _) = try diagnosisKeys(count: 10)
-        let upload = try await http.send(.POST, endpoints.submission + "/version/v1/diagnosis-keys", headers: [
-            ("Content-Type", "application/x-protobuf"), ("cwa-fake", "0"), ("cwa-authorization", tan),
-        ], body: payload)
-        try expectDemo(upload.status == 200, "the upload was answered \(upload.status)")
-        print("4. It gets a TAN (\(tanResponse.status)) and uploads 10 keys with it: \(upload.status)")
+        let uploaded = try await upload(payload, tan: tan)
+        try expectDemo(uploaded.status == 200, "the upload was answered \(uploaded.status)")
+        print("4. It gets a TAN (\(tanResponse.status)) and uploads 10 keys with it: \(uploaded.status)")
 
         let loggedOut = try await form("/logout", [("csrf", Self.hiddenValue("csrf", in: start.text) ?? "")])
         print("5. The officer signs out: \(loggedOut.status)")

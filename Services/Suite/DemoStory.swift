@@ -73,25 +73,26 @@ struct DemoStory {
         say("4. It asks for a TAN: \(tanResponse.status), a one-time TAN valid for 14 days")
 
         let (payload, keys) = try diagnosisKeys(count: 14)
-        let upload = try await http.send(.POST, endpoints.submission + "/version/v1/diagnosis-keys", headers: [
-            ("Content-Type", "application/x-protobuf"), ("cwa-fake", "0"), ("cwa-authorization", tan),
-        ], body: payload)
-        try expectDemo(upload.status == 200, "the upload was answered \(upload.status): \(upload.text)")
-        say("5. It uploads its 14 daily keys (\(payload.count) bytes of protobuf) with the TAN: \(upload.status)")
+        let uploaded = try await upload(payload, tan: tan)
+        try expectDemo(uploaded.status == 200, "the upload was answered \(uploaded.status): \(uploaded.text)")
+        say("5. It uploads its 14 daily keys (\(payload.count) bytes of protobuf) with the TAN: \(uploaded.status)")
 
-        let retry = try await http.send(.POST, endpoints.submission + "/version/v1/diagnosis-keys", headers: [
-            ("Content-Type", "application/x-protobuf"), ("cwa-fake", "0"), ("cwa-authorization", tan),
-        ], body: payload)
+        let retry = try await upload(payload, tan: tan)
         try expectDemo(retry.status == 200, "the same upload again was answered \(retry.status)")
         say("6. The same upload again (a retry after a lost answer) is the same use of the TAN: \(retry.status)")
         let (otherPayload, _) = try diagnosisKeys(count: 14)
-        let other = try await http.send(.POST, endpoints.submission + "/version/v1/diagnosis-keys", headers: [
-            ("Content-Type", "application/x-protobuf"), ("cwa-fake", "0"), ("cwa-authorization", tan),
-        ], body: otherPayload)
+        let other = try await upload(otherPayload, tan: tan)
         try expectDemo(other.status == 403, "an upload of other keys with the used TAN was answered \(other.status)")
         say("   (other keys with the same TAN are refused: \(other.status))")
 
         try await findPublished(keys)
+    }
+
+    /// A real upload of `payload` with `tan`, as a phone sends it.
+    func upload(_ payload: [UInt8], tan: String) async throws -> DemoClient.Response {
+        try await http.send(.POST, endpoints.submission + "/version/v1/diagnosis-keys", headers: [
+            ("Content-Type", "application/x-protobuf"), ("cwa-fake", "0"), ("cwa-authorization", tan),
+        ], body: payload)
     }
 
     /// 14 keys, one per day before today, as a phone would upload them.
