@@ -14,7 +14,8 @@ import VerificationClient
 ///
 /// The client times out each attempt and retries after connection failures and 502/503/504
 /// (`RetryingClientMiddleware`). Such a request may have reached verification's handler and spent the TAN, so each
-/// TAN goes with its submission's `RedemptionKeyDeriver`: verification answers the retry as it answered the lost first try.
+/// TAN goes with its submission's redemption key (`RedemptionKeyDeriver`): verification answers the retry as it
+/// answered the lost first try.
 struct TANVerifier: Sendable {
     /// Requests out at once: one, and a spare once it has been out for the policy's `stalledAfter`, as for the
     /// verification service's lookups at test-result. The fewer, the larger the batches under load; the spare keeps
@@ -75,9 +76,9 @@ struct TANVerifier: Sendable {
 
     /// What a fake submission does in place of `spend`: it asks verification about a fresh random TAN, through the
     /// same batches as real TANs, with a random redemption key. No stored TAN matches a random UUID v4, so
-    /// verification refuses it and nothing is spent; the TAN in the fake request's header is never sent. The network threads that verification's answer
-    /// wakes are those a real submission's verdict wakes, and without this fake answers left a little later than
-    /// real ones (docs/privacy.md). Its failures change nothing.
+    /// verification refuses it and nothing is spent; the TAN in the fake request's header is never sent. The network
+    /// threads that verification's answer wakes are those a real submission's verdict wakes, and without this fake
+    /// answers left a little later than real ones (docs/privacy.md). Its failures change nothing.
     func decoy(random: any RandomSource) async {
         _ = try? await batcher.value(for: TANRedemption(tan: Codes.uuidV4(using: random), key: Codes.redemptionKey(using: random)))
     }

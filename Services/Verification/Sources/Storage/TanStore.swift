@@ -78,7 +78,8 @@ public struct TanStore: Sendable {
         try await redemptions.value(for: Redemption(tanHash: tanHash, key: key, now: now))
     }
 
-    /// Consumes the TANs of a batch request in one statement, answering in their order (see `redeem(_:repeatWindow:in:)`).
+    /// Consumes the TANs of a batch request in one statement, answering in their order
+    /// (see `redeem(_:repeatWindow:in:)`).
     public func redeem(tanHashes: [String], keys: [String]? = nil, now: Date) async throws -> [RedeemedTAN?] {
         let redemptions = tanHashes.indices.map { Redemption(tanHash: tanHashes[$0], key: keys?[$0], now: now) }
         return try await Self.redeem(redemptions, repeatWindow: repeatWindow, in: database)
