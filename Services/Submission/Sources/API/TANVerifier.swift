@@ -87,7 +87,7 @@ struct TANVerifier: Sendable {
 }
 
 /// A TAN to spend and the redemption key of the submission that spends it (`RedemptionKeyDeriver`).
-struct TANRedemption: Sendable, Hashable {
+struct TANRedemption: Sendable {
     let tan: String
     let key: String
 }
