@@ -181,6 +181,7 @@ let package = Package(
     ]
     + service("Verification", folder: "Verification", executable: "verification-service", dependencies: [
         "TestResultClient",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "JWTKit", package: "jwt-kit"),
     ])
     + service("TestResult", folder: "TestResult", executable: "testresult-service", dependencies: [
@@ -189,6 +190,7 @@ let package = Package(
     + service("Submission", folder: "Submission", executable: "submission-service", dependencies: [
         "ExposureProtocol",
         "VerificationClient",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ])
     + service("Portal", folder: "Portal", executable: "portal-service", dependencies: [

@@ -24,6 +24,7 @@ struct PortalHarness {
         portal extraPortal: [String: String] = [:],
         verification extraVerification: [String: String] = [:],
         oidc: TestOIDCProvider? = nil,
+        proxy: AnswerDroppingProxy? = nil,
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
         Observability.bootstrapMetrics()
@@ -49,38 +50,43 @@ struct PortalHarness {
                     environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max))
                 )
                 try await TestServices.withRunning([verification]) { verificationRunning in
-                    let internalPort = await verificationRunning.bundle(VerificationService.name).port(VerificationService.internalListener)
-                    var portalVariables = [
-                        "DATABASE_URL": portalURL.connectionString, "PORT": "0", "BIND_HOST": "127.0.0.1",
-                        "VERIFICATION_URL": "http://127.0.0.1:\(internalPort)",
-                        "DATA_DIR": dataDirectory.path,
-                        "BCRYPT_COST": "4",
-                        "HEALTH_AUTHORITIES": healthAuthorities,
-                    ]
-                    if let oidc {
-                        portalVariables.merge(["OIDC_ISSUER": oidc.issuer, "OIDC_CLIENT_ID": oidc.clientID, "OIDC_CLIENT_SECRET": oidc.clientSecret]) { $1 }
-                    }
-                    portalVariables.merge(extraPortal) { $1 }
-                    let portal = try await PortalService.makeBundle(
-                        try PortalConfiguration(TestServices.settings(portalVariables)),
-                        environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max))
-                    )
-                    let database = try await Database.connect(portalURL, poolSize: 2, logger: TestLogger.quiet)
-                    do {
-                        try await TestServices.withRunning([portal]) { portalRunning in
-                            let harness = PortalHarness(
-                                portalPort: await portalRunning.bundle(PortalService.name).port(PortalService.listenerName),
-                                app: await TestServices.client(verificationRunning, VerificationService.name, VerificationService.appListener),
-                                clock: clock,
-                                database: database,
-                                dataDirectory: dataDirectory
-                            )
-                            try await body(harness)
+                    // With `proxy`, the portal reaches verification through it.
+                    let upstreamPort = await verificationRunning.bundle(VerificationService.name).port(VerificationService.internalListener)
+                    try await TestServices.withRunning(proxy.map { [$0.bundle(upstreamPort: upstreamPort)] } ?? []) { proxies in
+                        var internalPort = upstreamPort
+                        if let proxy { internalPort = await proxies.bundle(proxy.name).port(proxy.listener) }
+                        var portalVariables = [
+                            "DATABASE_URL": portalURL.connectionString, "PORT": "0", "BIND_HOST": "127.0.0.1",
+                            "VERIFICATION_URL": "http://127.0.0.1:\(internalPort)",
+                            "DATA_DIR": dataDirectory.path,
+                            "BCRYPT_COST": "4",
+                            "HEALTH_AUTHORITIES": healthAuthorities,
+                        ]
+                        if let oidc {
+                            portalVariables.merge(["OIDC_ISSUER": oidc.issuer, "OIDC_CLIENT_ID": oidc.clientID, "OIDC_CLIENT_SECRET": oidc.clientSecret]) { $1 }
                         }
-                        await database.shutdown()
-                    } catch {
-                        await database.shutdown()
-                        throw error
+                        portalVariables.merge(extraPortal) { $1 }
+                        let portal = try await PortalService.makeBundle(
+                            try PortalConfiguration(TestServices.settings(portalVariables)),
+                            environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max))
+                        )
+                        let database = try await Database.connect(portalURL, poolSize: 2, logger: TestLogger.quiet)
+                        do {
+                            try await TestServices.withRunning([portal]) { portalRunning in
+                                let harness = PortalHarness(
+                                    portalPort: await portalRunning.bundle(PortalService.name).port(PortalService.listenerName),
+                                    app: await TestServices.client(verificationRunning, VerificationService.name, VerificationService.appListener),
+                                    clock: clock,
+                                    database: database,
+                                    dataDirectory: dataDirectory
+                                )
+                                try await body(harness)
+                            }
+                            await database.shutdown()
+                        } catch {
+                            await database.shutdown()
+                            throw error
+                        }
                     }
                 }
             }

@@ -159,6 +159,27 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func aRetryAfterALostAnswerShowsTheTeleTANTheFirstAttemptIssued(kind: TestDatabase) async throws {
+        // The proxy passes the first request on and answers 504: verification has issued a teleTAN nobody saw. The
+        // portal's retry carries the same idempotency key and gets that teleTAN. Under a limit of one, a second
+        // teleTAN would have been refused.
+        let proxy = AnswerDroppingProxy(paths: ["/version/v1/tan/teletan"], dropping: 1)
+        try await PortalHarness.run(on: kind, verification: ["TELETAN_RATE_LIMIT": "1", "TELETAN_RATE_WINDOW": "1h"], proxy: proxy) { h in
+            let anna = try await h.signedIn("anna")
+            let page = try await anna.issue("TEST")
+            #expect(page.status == 200)
+            #expect(proxy.passedCount == 2)
+            let teleTAN = try PortalBrowser.shownTeleTAN(in: page).replacingOccurrences(of: " ", with: "")
+            try #require(try await h.register(teleTAN: teleTAN).status == 201)
+            // Another request is a new one: a new key, and the limit of one is used.
+            let next = try await h.signedIn("bert").issue("TEST")
+            #expect(next.status == 429)
+            #expect(proxy.passedCount == 3)
+            #expect(try await h.auditRows().map { $0["outcome"]! } == ["issued", "global_limited"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func aVerificationThatDoesNotTrustThePortalIsReportedNotHidden(kind: TestDatabase) async throws {
         // Verification trusting another key: the portal's token is refused (401).
         let otherKey = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID().uuidString)")

@@ -39,7 +39,8 @@ struct RealVerificationStack {
                         try await TestServices.withRunning([try await VerificationService.makeBundle(verification, environment: environment)]) { second in
                             let internalPort = await second.bundle(VerificationService.name).port(VerificationService.internalListener)
                             let proxies = await RunningServices.start(proxy.map { [$0.bundle(upstreamPort: internalPort)] } ?? [], logger: TestLogger.quiet)
-                            let verificationPort = proxy == nil ? internalPort : await proxies.bundle(AnswerDroppingProxy.name).port("internal")
+                            var verificationPort = internalPort
+                            if let proxy { verificationPort = await proxies.bundle(proxy.name).port(proxy.listener) }
                             do {
                                 let submission = try SubmissionConfiguration(TestServices.settings(common.merging([
                                     "DATABASE_URL": submissionDB.connectionString, "VERIFICATION_URL": "http://127.0.0.1:\(verificationPort)",

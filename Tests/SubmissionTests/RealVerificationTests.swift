@@ -43,7 +43,7 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func aVerificationAnswerLostBehindAProxyIsRecoveredByTheRetry(kind: TestDatabase) async throws {
         // The proxy passes the first verification on and answers 504; verification has spent the TAN by then.
-        let proxy = AnswerDroppingProxy(dropping: 1)
+        let proxy = AnswerDroppingProxy(paths: ["/version/v1/tan/verify", "/version/v1/tans/verify"], dropping: 1)
         try await RealVerificationStack.run(kind, proxy: proxy) { stack in
             let tan = try #require(try await stack.positiveTANs(1).first)
             let response = try await submit(stack, tan: tan, firstByte: 50)

@@ -111,6 +111,117 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.all)
+    func aRepeatedRequestIsAnsweredWithTheSameTeleTANForTenMinutes(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let token = try await h.officerToken(roles: ["c19hotline", "c19hotline_event"], expiresIn: 7200)
+            let key = Self.newKey()
+            let first = try await h.createTeleTAN(token: token, idempotencyKey: key)
+            #expect(first.status == 201)
+            let teleTAN = try #require(first.json["value"] as? String)
+            let issuedBefore = Self.counters().issued
+            h.clock.advance(by: 599)
+            let again = try await h.createTeleTAN(token: token, type: "TEST", idempotencyKey: key)
+            #expect(again.status == 201)
+            #expect(again.json["value"] as? String == teleTAN)
+            // Stored once, as a hash and sealed: neither the teleTAN nor the key is in the row.
+            let rows = try await h.teleTANRows()
+            try #require(rows.count == 1)
+            #expect(rows[0].hash == SecretHash.sha256Hex(teleTAN))
+            let sealed = try #require(rows[0].sealed)
+            let keyHash = try #require(rows[0].requestKeyHash)
+            #expect(!sealed.contains(teleTAN) && !sealed.contains(key) && keyHash != key && !keyHash.contains(key))
+            #expect(Self.counters().issued == issuedBefore)
+
+            // The same key for the other type, or after ten minutes, is a reuse; other keys and no key get new teleTANs.
+            let otherType = try await h.createTeleTAN(token: token, type: "EVENT", idempotencyKey: key)
+            #expect(otherType.status == 400)
+            #expect(otherType.json["error"] as? String == "idempotency_key_reused")
+            let otherKey = try await h.createTeleTAN(token: token, idempotencyKey: Self.newKey())
+            let withoutKey = try await h.createTeleTAN(token: token)
+            let withoutKeyAgain = try await h.createTeleTAN(token: token)
+            let values = Set([teleTAN] + [otherKey, withoutKey, withoutKeyAgain].compactMap { $0.json["value"] as? String })
+            #expect(values.count == 4)
+            h.clock.advance(by: 1)
+            let late = try await h.createTeleTAN(token: token, idempotencyKey: key)
+            #expect(late.status == 400)
+            #expect(late.json["error"] as? String == "idempotency_key_reused")
+            #expect(try await h.teleTANRows().count == 4)
+
+            // The teleTAN answered twice registers once.
+            try #require(try await h.register(teleTAN: teleTAN).status == 201)
+            try #require(try await h.register(teleTAN: teleTAN).status == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aRepeatIsAnsweredAtTheLimitAndCountsNothingAgainstIt(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind, environment: ["TELETAN_RATE_LIMIT": "2", "TELETAN_RATE_WINDOW": "1h"]) { h in
+            let token = try await h.officerToken(roles: ["c19hotline"], expiresIn: 7200)
+            let key = Self.newKey()
+            let teleTAN = try #require(try await h.createTeleTAN(token: token, idempotencyKey: key).json["value"] as? String)
+            #expect(try await h.createTeleTAN(token: token, idempotencyKey: key).json["value"] as? String == teleTAN)
+            // The repeat counted nothing: one more teleTAN fits, then the limit holds, but not for the repeat.
+            try #require(try await h.createTeleTAN(token: token, idempotencyKey: Self.newKey()).status == 201)
+            try #require(try await h.createTeleTAN(token: token, idempotencyKey: Self.newKey()).status == 429)
+            let atLimit = try await h.createTeleTAN(token: token, idempotencyKey: key)
+            #expect(atLimit.status == 201)
+            #expect(atLimit.json["value"] as? String == teleTAN)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func concurrentRepeatsOfOneRequestShareOneTeleTAN(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let token = try await h.officerToken(roles: ["c19hotline"])
+            let key = Self.newKey()
+            let answers = try await concurrently(8) { try await h.createTeleTAN(token: token, idempotencyKey: key) }
+            #expect(answers.map(\.status) == Array(repeating: 201, count: 8))
+            #expect(Set(answers.compactMap { $0.json["value"] as? String }).count == 1)
+            #expect(try await h.teleTANRows().count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func malformedIdempotencyKeysAreRefusedAndIssueNothing(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let token = try await h.officerToken(roles: ["c19hotline"])
+            let key = Self.newKey()
+            for bad in ["", "0", String(key.dropLast()), key + "0", key.uppercased(), String(key.dropLast()) + "g", UUID().uuidString] {
+                let refused = try await h.createTeleTAN(token: token, idempotencyKey: bad)
+                #expect(refused.status == 400, "\(bad)")
+                #expect(refused.json["error"] as? String == "invalid_idempotency_key", "\(bad)")
+            }
+            #expect(try await h.teleTANRows().isEmpty)
+            // Without the role, the key is never looked at.
+            let noRole = try await h.officerToken(roles: ["offline_access"])
+            #expect(try await h.createTeleTAN(token: noRole, idempotencyKey: "bad").status == 401)
+        }
+    }
+
+    static func newKey() -> String {
+        (0..<16).map { _ in UInt8.random(in: 0...255) }.hexString
+    }
+
+    @Test func aSealedTeleTANOpensOnlyWithItsRequestsKey() throws {
+        let random = SeededRandomSource(seed: 5)
+        let key = TeleTANRequestKey(idempotencyKey: Self.newKey())
+        let sealed = try key.seal("Q2K7M9PXRB", using: random)
+        #expect(key.open(sealed) == "Q2K7M9PXRB")
+        #expect(TeleTANRequestKey(idempotencyKey: Self.newKey()).open(sealed) == nil)
+        // Damaged anywhere, it does not open.
+        var bytes = try #require([UInt8](hex: sealed))
+        bytes[bytes.count / 2] ^= 1
+        #expect(key.open(bytes.hexString) == nil)
+        #expect(key.open("not hex") == nil)
+        // Sealed twice, it looks different each time (a fresh nonce), and the lookup hash is stable.
+        #expect(try key.seal("Q2K7M9PXRB", using: random) != sealed)
+        let text = Self.newKey()
+        #expect(TeleTANRequestKey(idempotencyKey: text).lookupHash == TeleTANRequestKey(idempotencyKey: text).lookupHash)
+        #expect(TeleTANRequestKey(idempotencyKey: text).lookupHash != key.lookupHash)
+        #expect(key.lookupHash.count == 64)
+    }
+
     @Test func rateLimitDecisions() {
         let limit = TeleTANRateLimit(limit: 10, window: .seconds(60))
         #expect(limit.decide(issuedInWindow: 0) == .allowed)

@@ -119,11 +119,25 @@ struct VerificationHarness {
         return try await keys.sign(claims)
     }
 
-    func createTeleTAN(token: String?, type: String? = nil) async throws -> TestResponse {
+    func createTeleTAN(token: String?, type: String? = nil, idempotencyKey: String? = nil) async throws -> TestResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if let type { headers.append(("X-CWA-TELETAN-TYPE", type)) }
+        if let idempotencyKey { headers.append(("Idempotency-Key", idempotencyKey)) }
         return try await self.internal.request(.POST, "/version/v1/tan/teletan", headers: headers)
+    }
+
+    /// The `teletans` rows: hash, sealed teleTAN and request key hash of each.
+    func teleTANRows() async throws -> [(hash: String, sealed: String?, requestKeyHash: String?)] {
+        try await database.withConnection { connection in
+            try await connection.raw("SELECT teletan_hash, sealed_teletan, request_key_hash FROM teletans").all().map { row in
+                (
+                    try row.decode(column: "teletan_hash", as: String.self),
+                    try row.decode(column: "sealed_teletan", as: String?.self),
+                    try row.decode(column: "request_key_hash", as: String?.self)
+                )
+            }
+        }
     }
 
     func newTeleTAN(type: String = "TEST") async throws -> String {

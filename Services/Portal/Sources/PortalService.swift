@@ -60,7 +60,9 @@ public enum PortalService {
             hasher: PasswordHasher(cost: configuration.bcryptCost),
             signer: signer,
             oidc: configuration.oidc.map { OIDCProvider(settings: $0, clock: environment.clock, logger: logger) },
-            teleTANs: TeleTANIssuer(baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, logger: logger),
+            teleTANs: TeleTANIssuer(
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, random: environment.random, logger: logger
+            ),
             assets: assets,
             clock: environment.clock,
             random: environment.random,

@@ -89,16 +89,28 @@ public enum Codes {
     // MARK: Redemption keys (a TAN verification that may be repeated)
 
     /// 32 lower-case hex characters: 128 bits, as `openapi/verification.yaml`'s `RedemptionKey` says.
-    public static func isRedemptionKey(_ text: String) -> Bool {
+    public static func isRedemptionKey(_ text: String) -> Bool { isKey128(text) }
+
+    /// A random redemption key, for verifications that only imitate a real one.
+    public static func redemptionKey(using random: any RandomSource) -> String { key128(using: random) }
+
+    // MARK: Idempotency keys (a teleTAN request that may be repeated)
+
+    /// 32 lower-case hex characters: 128 bits, as `openapi/verification.yaml`'s `IdempotencyKey` says.
+    public static func isIdempotencyKey(_ text: String) -> Bool { isKey128(text) }
+
+    /// A new idempotency key: one per teleTAN an officer asks for, kept for the retries of that request.
+    public static func idempotencyKey(using random: any RandomSource) -> String { key128(using: random) }
+
+    // MARK: Helpers
+
+    private static func isKey128(_ text: String) -> Bool {
         text.utf8.count == 32 && text.utf8.allSatisfy(isLowerHex)
     }
 
-    /// A random redemption key, for verifications that only imitate a real one.
-    public static func redemptionKey(using random: any RandomSource) -> String {
+    private static func key128(using random: any RandomSource) -> String {
         random.bytes(count: 16).hexString
     }
-
-    // MARK: Helpers
 
     private static func isLowerHex(_ c: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(c)

@@ -6,6 +6,10 @@ import OpenAPIRuntime
 import VerificationClient
 
 /// Asks verification's internal API for a teleTAN (`POST /version/v1/tan/teletan`) with the officer's bearer token.
+///
+/// Each call sends a new `Idempotency-Key`, which its retries (`RetryingClientMiddleware`) repeat: a retry after a
+/// lost answer gets the teleTAN the first attempt issued, so an officer's one request never leaves a second teleTAN
+/// that nobody was shown.
 public struct TeleTANIssuer: Sendable {
     public enum Outcome: Sendable, Equatable {
         case issued(String)
@@ -20,12 +24,14 @@ public struct TeleTANIssuer: Sendable {
     private let baseURL: URL
     private let transport: AsyncHTTPClientTransport
     private let policy: DownstreamPolicy
+    private let random: any RandomSource
     private let logger: Logger
 
-    public init(baseURL: URL, policy: DownstreamPolicy, logger: Logger) {
+    public init(baseURL: URL, policy: DownstreamPolicy, random: any RandomSource, logger: Logger) {
         self.baseURL = baseURL
         self.transport = ServiceClients.transport(timeout: policy.timeout)
         self.policy = policy
+        self.random = random
         self.logger = logger
     }
 
@@ -38,7 +44,11 @@ public struct TeleTANIssuer: Sendable {
         )
         let teleTANType: Components.Schemas.TeleTanType = kind == .event ? .EVENT : .TEST
         do {
-            switch try await client.createTeleTan(headers: .init(X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: teleTANType)) {
+            let headers = Operations.createTeleTan.Input.Headers(
+                X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: teleTANType,
+                Idempotency_hyphen_Key: Codes.idempotencyKey(using: random)
+            )
+            switch try await client.createTeleTan(headers: headers) {
             case .created(let created):
                 return .issued(try created.body.json.value)
             case .tooManyRequests:

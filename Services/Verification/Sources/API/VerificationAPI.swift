@@ -192,6 +192,10 @@ struct VerificationAPI: APIProtocol {
             throw APIError.unauthorized("The token does not carry the role \(type.requiredRole) needed for \(type.rawValue) teleTANs.")
         }
         let now = clock.now()
+        let request = try teleTANRequestKey(input.headers.Idempotency_hyphen_Key)
+        if let request, let earlier = try await teleTANs.issuance(requestKeyHash: request.lookupHash) {
+            return try repeated(earlier, request: request, type: type, now: now)
+        }
         switch rateLimit.decide(issuedInWindow: try await teleTANs.issuedCount(since: rateLimit.windowStart(now: now))) {
         case .refused:
             rateLimited("teletan_issuance").increment()
@@ -204,12 +208,46 @@ struct VerificationAPI: APIProtocol {
         }
         for _ in 0..<5 {
             let teleTAN = Codes.teleTAN(using: random)
-            if try await teleTANs.insert(hash: SecretHash.sha256Hex(teleTAN), type: type, validUntil: now.adding(lifetimes.teleTAN(type)), now: now) {
+            let sealed = try request.map { (keyHash: $0.lookupHash, sealedTeleTAN: try $0.seal(teleTAN, using: random)) }
+            let validUntil = now.adding(lifetimes.teleTAN(type))
+            if try await teleTANs.insert(hash: SecretHash.sha256Hex(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed) {
                 teleTANsIssued(type.rawValue).increment()
                 return .created(.init(body: .json(.init(value: teleTAN))))
             }
+            // A repeat of this request that arrived while it ran stored its teleTAN first: both answer with that one.
+            if let request, let earlier = try await teleTANs.issuance(requestKeyHash: request.lookupHash) {
+                return try repeated(earlier, request: request, type: type, now: now)
+            }
         }
         throw APIError.internalError("Could not generate a unique teleTAN.")
+    }
+
+    /// The idempotency key's storage form; nil without one.
+    private func teleTANRequestKey(_ header: String?) throws(APIError) -> TeleTANRequestKey? {
+        guard let header else { return nil }
+        guard Codes.isIdempotencyKey(header) else {
+            count("teletan", "invalid")
+            throw APIError.badRequest("Idempotency-Key must be 32 lower-case hex characters.", code: "invalid_idempotency_key")
+        }
+        return TeleTANRequestKey(idempotencyKey: header)
+    }
+
+    /// The answer to a repeat of a request that issued a teleTAN: the same teleTAN, for the same type, within
+    /// `Lifetimes.teleTANRepeat`. Nothing is issued or counted against the limit.
+    private func repeated(
+        _ earlier: TeleTANStore.RequestedIssuance, request: TeleTANRequestKey, type: TeleTANType, now: Date
+    ) throws(APIError) -> Operations.createTeleTan.Output {
+        guard earlier.type == type, now < earlier.createdAt.adding(lifetimes.teleTANRepeat),
+              let teleTAN = request.open(earlier.sealedTeleTAN)
+        else {
+            count("teletan", "idempotency_key_reused")
+            throw APIError.badRequest(
+                "This Idempotency-Key was used for another type or too long ago; send a new key for a new teleTAN.",
+                code: "idempotency_key_reused"
+            )
+        }
+        count("teletan", "repeated")
+        return .created(.init(body: .json(.init(value: teleTAN))))
     }
 
     // MARK: Helpers

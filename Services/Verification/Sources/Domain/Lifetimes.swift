@@ -11,6 +11,9 @@ public struct Lifetimes: Sendable, Equatable {
     public var teleTANTest: Duration = .seconds(3600)
     /// EVENT teleTANs: 2 days.
     public var teleTANEvent: Duration = .seconds(2 * 86400)
+    /// A teleTAN request with an idempotency key is answered with the same teleTAN when repeated for 10 minutes:
+    /// the portal's retries of one request take seconds; an officer's page shows the code for 10 minutes.
+    public var teleTANRepeat: Duration = .seconds(600)
     /// Sessions and TANs are deleted this long after creation: 21 days.
     public var sessionRetention: Duration = .seconds(21 * 86400)
     /// Used GUIDs, DOB hashes and teleTANs are remembered this long so none can be registered twice while

@@ -8,14 +8,44 @@ public struct TeleTANStore: Sendable {
 
     public init(database: Database) { self.database = database }
 
-    /// Stores a new teleTAN's hash; false on the (astronomically unlikely) collision with a live one.
-    public func insert(hash: String, type: TeleTANType, validUntil: Date, now: Date) async throws -> Bool {
+    /// A teleTAN issued for a request with an idempotency key, as a repeat of that request finds it.
+    struct RequestedIssuance: Sendable, Equatable {
+        var type: TeleTANType
+        /// The teleTAN, sealed under the request's key (`TeleTANRequestKey`).
+        var sealedTeleTAN: String
+        var createdAt: Date
+    }
+
+    /// Stores a new teleTAN's hash, and for a request with an idempotency key the key's hash and the sealed teleTAN.
+    /// False when the hash collides with a live teleTAN (astronomically unlikely), or when a concurrent request with
+    /// the same key stored its teleTAN first (`issuance(requestKeyHash:)` then finds that one).
+    func insert(
+        hash: String, type: TeleTANType, validUntil: Date, now: Date,
+        request: (keyHash: String, sealedTeleTAN: String)? = nil
+    ) async throws -> Bool {
         try await database.withConnection { connection in
+            // No conflict target: the primary key and the unique request key both end in DO NOTHING.
             try await !connection.raw("""
-                INSERT INTO teletans (teletan_hash, type, valid_until, created_at, redeemed_at)
-                VALUES (\(bind: hash), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL)
-                ON CONFLICT (teletan_hash) DO NOTHING RETURNING teletan_hash
+                INSERT INTO teletans (teletan_hash, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan)
+                VALUES (\(bind: hash), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL,
+                        \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN))
+                ON CONFLICT DO NOTHING RETURNING teletan_hash
                 """).all().isEmpty
+        }
+    }
+
+    /// The teleTAN issued for the request whose key hashes to `requestKeyHash`, if any still exists.
+    func issuance(requestKeyHash: String) async throws -> RequestedIssuance? {
+        try await database.withConnection { connection in
+            guard let row = try await connection.raw("""
+                SELECT type, sealed_teletan, created_at FROM teletans WHERE request_key_hash = \(bind: requestKeyHash)
+                """).first()
+            else { return nil }
+            return RequestedIssuance(
+                type: TeleTANType(rawValue: try row.decode(column: "type", as: String.self)) ?? .test,
+                sealedTeleTAN: try row.decode(column: "sealed_teletan", as: String.self),
+                createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self)))
+            )
         }
     }
 

@@ -2,8 +2,9 @@ import ExposureCore
 
 /// The verification service's schema, in order. Never edit a released migration: add a new one.
 ///
-/// Every secret is stored as SHA-256 hex only: registration tokens, TANs and teleTANs. Hashed GUIDs are
-/// already hashes (the app sends SHA-256 of the GUID) and are needed as they are to ask the test-result service.
+/// Every secret is stored as SHA-256 hex only: registration tokens, TANs and teleTANs (a teleTAN kept for a repeat
+/// of its request is also stored sealed, under a key the database never holds). Hashed GUIDs are already hashes (the
+/// app sends SHA-256 of the GUID) and are needed as they are to ask the test-result service.
 enum VerificationMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "create sessions, used keys, tans and teletans", sql: [
@@ -54,6 +55,13 @@ enum VerificationMigrations {
         // without the TAN.
         Migration(version: 2, name: "remember the redemption key of a used TAN", sql: [
             "ALTER TABLE tans ADD COLUMN redemption_key TEXT",
+        ]),
+        // A teleTAN request with an idempotency key: the key's hash finds the row (one per key, which decides between
+        // concurrent repeats), and the teleTAN is kept sealed under a key only the request holds (`TeleTANRequestKey`).
+        Migration(version: 3, name: "let a teleTAN request be repeated", sql: [
+            "ALTER TABLE teletans ADD COLUMN request_key_hash TEXT",
+            "ALTER TABLE teletans ADD COLUMN sealed_teletan TEXT",
+            "CREATE UNIQUE INDEX teletans_request_key_hash ON teletans (request_key_hash)",
         ]),
     ]
 
