@@ -1,5 +1,6 @@
 import ExposureCore
 import ExposureTestSupport
+import JWTKit
 import Foundation
 import Testing
 @testable import Portal
@@ -82,6 +83,26 @@ import Testing
                 let page = try await browser.issue("TEST")
                 #expect(page.status == 200)
                 #expect(provider.refreshCount == 1)
+            }
+        }
+    }
+
+    /// The provider withdraws its key (rotated out, or revoked after a leak) and publishes another. An ID token signed
+    /// with the withdrawn key is refused once the portal's keys are five minutes old; the new key is trusted.
+    @Test(arguments: TestDatabase.all)
+    func aKeyTheProviderWithdrewIsNoLongerTrusted(kind: TestDatabase) async throws {
+        let provider = TestOIDCProvider(clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))
+        try await provider.run {
+            try await PortalHarness.run(on: kind, portal: ["PUBLIC_URL": Self.publicURL], oidc: provider) { h in
+                try #require(try await Self.signIn(h.browser()).status == 200)
+                let newKey = ES256PrivateKey()
+                provider.setKeys(published: [("key-2", newKey)], signing: ("test-key", provider.key))
+                h.clock.advance(by: 301)
+                let withdrawn = try await Self.signIn(h.browser())
+                #expect(withdrawn.status == 303)
+                #expect(withdrawn.header("Location") == "/login?notice=oidc-failed")
+                provider.setKeys(published: [("key-2", newKey)], signing: ("key-2", newKey))
+                #expect(try await Self.signIn(h.browser()).status == 200)
             }
         }
     }

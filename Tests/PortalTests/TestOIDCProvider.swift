@@ -22,8 +22,11 @@ final class TestOIDCProvider: @unchecked Sendable {
     let roles: [String]
     let accessTokenLifetime: Int
     let clock: ManualClock
+    /// The key published and signed with at first, under the key id `test-key`.
     let key = ES256PrivateKey()
     private let lock = NSLock()
+    private lazy var published: [(kid: String, key: ES256PrivateKey)] = [("test-key", key)]
+    private lazy var signing: (kid: String, key: ES256PrivateKey) = ("test-key", key)
     private var grants: [String: Grant] = [:]
     private var port = 0
     private(set) var refreshCount = 0
@@ -31,6 +34,15 @@ final class TestOIDCProvider: @unchecked Sendable {
     private var tokenEndpointDown = false
 
     func setTokenEndpointDown(_ down: Bool) { lock.withLock { tokenEndpointDown = down } }
+
+    /// From now on, the JWKS lists `published` and tokens are signed with `signing` (which need not be published:
+    /// a withdrawn key in an attacker's hands).
+    func setKeys(published: [(kid: String, key: ES256PrivateKey)], signing: (kid: String, key: ES256PrivateKey)) {
+        lock.withLock {
+            self.published = published
+            self.signing = signing
+        }
+    }
 
     init(userName: String = "dr.oidc", roles: [String] = ["c19hotline"], accessTokenLifetime: Int = 300, clock: ManualClock) {
         self.userName = userName
@@ -51,8 +63,11 @@ final class TestOIDCProvider: @unchecked Sendable {
             "jwks_uri": self.issuer + "/certs",
         ]) }
         router.get("/realms/test/certs") { _, _ in
-            let (x, y) = self.key.publicKey.parameters!
-            return self.json(["keys": [["kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": "test-key", "alg": "ES256", "use": "sig"]]])
+            let keys = self.lock.withLock { self.published }.map { published in
+                let (x, y) = published.key.publicKey.parameters!
+                return ["kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": published.kid, "alg": "ES256", "use": "sig"]
+            }
+            return self.json(["keys": keys])
         }
         router.get("/realms/test/auth") { request, _ in try self.authorize(request) }
         router.post("/realms/test/token") { request, _ in try await self.token(request) }
@@ -109,8 +124,9 @@ final class TestOIDCProvider: @unchecked Sendable {
     }
 
     private func tokens(nonce: String?) async throws -> Response {
+        let signing = lock.withLock { self.signing }
         let keys = JWTKeyCollection()
-        await keys.add(ecdsa: key, kid: "test-key")
+        await keys.add(ecdsa: signing.key, kid: JWKIdentifier(string: signing.kid))
         let now = clock.now()
         let access = AccessClaims(
             iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: "id-\(userName)"),
@@ -118,7 +134,7 @@ final class TestOIDCProvider: @unchecked Sendable {
             azp: clientID, realm_access: .init(roles: roles)
         )
         var body: [String: Any] = [
-            "access_token": try await keys.sign(access, kid: "test-key"),
+            "access_token": try await keys.sign(access, kid: JWKIdentifier(string: signing.kid)),
             "token_type": "Bearer",
             "expires_in": accessTokenLifetime,
             "refresh_token": "refresh-\(userName)",
@@ -129,7 +145,7 @@ final class TestOIDCProvider: @unchecked Sendable {
                 exp: ExpirationClaim(value: now.addingTimeInterval(300)), iat: IssuedAtClaim(value: now),
                 nonce: nonce, preferred_username: userName
             )
-            body["id_token"] = try await keys.sign(id, kid: "test-key")
+            body["id_token"] = try await keys.sign(id, kid: JWKIdentifier(string: signing.kid))
         }
         return json(body)
     }

@@ -11,19 +11,16 @@ import Testing
 /// Officers' tokens from an OIDC provider: verification fetches the provider's JWKS (as from Keycloak's
 /// `…/protocol/openid-connect/certs`) and trusts the keys it lists.
 @Suite struct JWKSTests {
-    /// A provider that publishes one ES256 key under the key id `kid`.
-    func withJWKS(key: P256.Signing.PrivateKey, kid: String, _ body: (String) async throws -> Void) async throws {
-        let raw = Array(key.publicKey.rawRepresentation)
-        let jwks = """
-            {"keys":[{"kty":"EC","crv":"P-256","use":"sig","alg":"ES256","kid":"\(kid)","x":"\(raw[0..<32].base64URLString)","y":"\(raw[32..<64].base64URLString)"}]}
-            """
+    /// A provider serving `jwks` at Keycloak's path; `body` gets the JWKS URL.
+    func withProvider(_ jwks: MutableJWKS, _ body: (URL) async throws -> Void) async throws {
         let router = Router()
         router.get("/realms/health/protocol/openid-connect/certs") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: jwks)))
+            guard let current = jwks.current else { return Response(status: .internalServerError) }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: current)))
         }
         let provider = TestServices.standIn("provider", listener: "http", router: router)
         try await TestServices.withRunning([provider]) { running in
-            try await body("http://127.0.0.1:\(await running.bundle("provider").port("http"))/realms/health/protocol/openid-connect/certs")
+            try await body(URL(string: "http://127.0.0.1:\(await running.bundle("provider").port("http"))/realms/health/protocol/openid-connect/certs")!)
         }
     }
 
@@ -39,8 +36,10 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func tokensSignedWithAPublishedKeyAreTrusted(kind: TestDatabase) async throws {
         let providerKey = P256.Signing.PrivateKey()
-        try await withJWKS(key: providerKey, kid: "key-1") { jwksURL in
-            try await VerificationHarness.run(on: kind, environment: ["JWT_JWKS_URL": jwksURL, "JWT_PUBLIC_KEY_FILES": ""]) { h in
+        let jwks = MutableJWKS()
+        jwks.publish([("key-1", providerKey)])
+        try await withProvider(jwks) { jwksURL in
+            try await VerificationHarness.run(on: kind, environment: ["JWT_JWKS_URL": jwksURL.absoluteString, "JWT_PUBLIC_KEY_FILES": ""]) { h in
                 let valid = try await token(providerKey, kid: "key-1", roles: ["c19hotline"], clock: h.clock)
                 // The first refresh runs when the service starts; wait for it rather than for a fixed time.
                 var status = 0
@@ -58,12 +57,66 @@ import Testing
         }
     }
 
+    /// `JWT_PUBLIC_KEY_FILES` lists several keys (the portal's, a provider's): a token signed with any of them is
+    /// trusted, whatever the order.
+    @Test(arguments: TestDatabase.all)
+    func everyStaticKeyIsTrusted(kind: TestDatabase) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = [ES256PrivateKey(), ES256PrivateKey(), ES256PrivateKey()]
+        var files: [String] = []
+        for (index, key) in keys.enumerated() {
+            let path = directory.appendingPathComponent("key-\(index).pem").path
+            try key.publicKey.pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
+            files.append(path)
+        }
+        try await VerificationHarness.run(on: kind, environment: ["JWT_PUBLIC_KEY_FILES": files.joined(separator: ",")]) { h in
+            for key in keys {
+                #expect(try await h.createTeleTAN(token: try await h.officerToken(roles: ["c19hotline"], key: key)).status == 201)
+            }
+            let stranger = try await h.officerToken(roles: ["c19hotline"], key: ES256PrivateKey())
+            #expect(try await h.createTeleTAN(token: stranger).status == 401)
+        }
+    }
+
+    /// Each refresh trusts exactly the keys the provider publishes then: a withdrawn key (rotated out, or revoked after
+    /// a leak) is refused from the next refresh on. A refresh that fails keeps the keys fetched before.
+    @Test func aKeyTheProviderWithdrewIsRefusedAfterTheNextRefresh() async throws {
+        let old = P256.Signing.PrivateKey(), new = P256.Signing.PrivateKey()
+        let provider = MutableJWKS()
+        provider.publish([("old", old)])
+        try await withProvider(provider) { jwksURL in
+            let source = SigningKeySource(jwksURL: jwksURL, publicKeyFiles: [])
+            let keys = OfficerSigningKeys()
+            let clock = ManualClock()
+            func trusted(_ key: P256.Signing.PrivateKey, kid: String) async throws -> Bool {
+                let token = try await token(key, kid: kid, roles: ["c19hotline"], clock: clock)
+                return (try? await keys.verify(token, as: OfficerClaims.self)) != nil
+            }
+            try await source.refreshJWKS(into: keys, logger: TestLogger.quiet)
+            #expect(try await trusted(old, kid: "old"))
+            #expect(try await !trusted(new, kid: "new"))
+
+            provider.publish([("new", new)])
+            try await source.refreshJWKS(into: keys, logger: TestLogger.quiet)
+            #expect(try await trusted(new, kid: "new"))
+            #expect(try await !trusted(old, kid: "old"))
+            // Nor under another key id, which JWTKit would try its first key for.
+            #expect(try await !trusted(old, kid: "new"))
+
+            provider.publish(nil)
+            await #expect(throws: (any Error).self) { try await source.refreshJWKS(into: keys, logger: TestLogger.quiet) }
+            #expect(try await trusted(new, kid: "new"))
+        }
+    }
+
     @Test func anIssuerAndAudienceAreCheckedWhenConfigured() async throws {
         let key = ES256PrivateKey()
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key)
         let clock = ManualClock()
-        let verifier = OfficerTokenVerifier(keys: keys, clock: clock, issuer: "https://id.example/realms/health", audience: "verification")
+        let verifier = OfficerTokenVerifier(keys: OfficerSigningKeys(staticKeys: [keys]), clock: clock, issuer: "https://id.example/realms/health", audience: "verification")
         func sign(iss: String?, aud: [String]?) async throws -> String {
             try await keys.sign(OfficerClaims(
                 exp: .init(value: clock.now().addingTimeInterval(60)), iss: iss.map { IssuerClaim(value: $0) },
@@ -78,5 +131,24 @@ import Testing
         // A token not yet valid or expired beyond the leeway is refused.
         clock.advance(by: 120)
         await #expect(throws: APIError.self) { _ = try await verifier.roles(of: good) }
+    }
+}
+
+/// A provider's JWKS that a test changes: nil answers 500.
+final class MutableJWKS: @unchecked Sendable {
+    private let lock = NSLock()
+    private var jwks: String?
+
+    var current: String? { lock.withLock { jwks } }
+
+    func publish(_ keys: [(kid: String, key: P256.Signing.PrivateKey)]?) {
+        let text = keys.map { keys in
+            let entries = keys.map { entry in
+                let raw = Array(entry.key.publicKey.rawRepresentation)
+                return #"{"kty":"EC","crv":"P-256","use":"sig","alg":"ES256","kid":"\#(entry.kid)","x":"\#(raw[0..<32].base64URLString)","y":"\#(raw[32..<64].base64URLString)"}"#
+            }
+            return #"{"keys":[\#(entries.joined(separator: ","))]}"#
+        }
+        lock.withLock { jwks = text }
     }
 }

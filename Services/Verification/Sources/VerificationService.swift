@@ -18,8 +18,7 @@ public enum VerificationService {
     public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)
         let logger = environment.logger
-        let keys = JWTKeyCollection()
-        try await configuration.signingKeys.loadStaticKeys(into: keys)
+        let keys = OfficerSigningKeys(staticKeys: try await configuration.signingKeys.loadStaticKeys())
         if !configuration.signingKeys.isConfigured {
             logger.warning("no JWT_JWKS_URL or JWT_PUBLIC_KEY_FILES: teleTAN issuance will refuse every request")
         }

@@ -8,8 +8,10 @@ import NIOCore
 /// The OpenID Connect provider, seen from the portal: discovery, the authorization URL, the code and
 /// refresh grants, and ID token verification against the provider's JWKS.
 ///
-/// Discovery and keys are fetched on first use (the provider may start after the portal) and the keys again
-/// when a token names a key not yet known (rotation), at most once a minute.
+/// Discovery and keys are fetched on first use (the provider may start after the portal). The keys are fetched
+/// again when they are older than five minutes, and when a token is signed with a key not yet known (rotation), at
+/// most once a minute. Each fetch replaces the keys as a whole, so a key the provider withdrew (rotated out, or
+/// revoked after a leak) is no longer trusted five minutes later.
 public actor OIDCProvider {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -25,7 +27,9 @@ public actor OIDCProvider {
     private let settings: OIDCSettings
     private let clock: any WallClock
     private let logger: Logger
-    private let keys = JWTKeyCollection()
+    private var keys = JWTKeyCollection()
+    /// How long fetched keys are trusted before they are fetched again.
+    private let keysMaxAge: TimeInterval = 300
     private var discovery: OIDCDiscovery?
     private var keysFetchedAt: Date?
     /// Allowed clock difference between the provider and the portal.
@@ -106,7 +110,7 @@ public actor OIDCProvider {
     }
 
     private func verified<Payload: JWTPayload>(_ token: String, as type: Payload.Type) async throws -> Payload {
-        if keysFetchedAt == nil { try await fetchKeys() }
+        if keysFetchedAt.map({ clock.now().timeIntervalSince($0) > keysMaxAge }) ?? true { try await fetchKeys() }
         do {
             return try await keys.verify(token, as: type)
         } catch {
@@ -120,7 +124,9 @@ public actor OIDCProvider {
     private func fetchKeys() async throws {
         let document = try await discoveryDocument()
         let json = String(decoding: try await get(document.jwks_uri), as: UTF8.self)
-        try await keys.add(jwksJSON: json)
+        let fresh = JWTKeyCollection()
+        try await fresh.add(jwksJSON: json)
+        keys = fresh
         keysFetchedAt = clock.now()
         logger.debug("OIDC signing keys fetched")
     }

@@ -22,14 +22,14 @@ struct OfficerClaims: JWTPayload {
 /// returns the roles they carry. Every failure is the same 401, so a caller learns nothing about which check
 /// failed.
 public struct OfficerTokenVerifier: Sendable {
-    let keys: JWTKeyCollection
+    let keys: OfficerSigningKeys
     let clock: any WallClock
     let issuer: String?
     let audience: String?
     /// Allowed clock difference between the token's issuer and this service.
     let leeway: TimeInterval = 30
 
-    public init(keys: JWTKeyCollection, clock: any WallClock, issuer: String?, audience: String?) {
+    public init(keys: OfficerSigningKeys, clock: any WallClock, issuer: String?, audience: String?) {
         self.keys = keys
         self.clock = clock
         self.issuer = issuer

@@ -18,9 +18,12 @@ public struct SigningKeySource: Sendable {
 
     public var isConfigured: Bool { jwksURL != nil || !publicKeyFiles.isEmpty }
 
-    /// Adds every static key to `keys`. A key that cannot be read stops start-up with the variable's name.
-    public func loadStaticKeys(into keys: JWTKeyCollection) async throws {
+    /// The static keys, each in a collection of its own (`OfficerSigningKeys`). A key that cannot be read stops
+    /// start-up with the variable's name.
+    public func loadStaticKeys() async throws -> [JWTKeyCollection] {
+        var collections: [JWTKeyCollection] = []
         for path in publicKeyFiles {
+            let keys = JWTKeyCollection()
             let pem: String
             do {
                 pem = try String(contentsOfFile: path, encoding: .utf8)
@@ -34,16 +37,18 @@ public struct SigningKeySource: Sendable {
             } else {
                 throw ConfigurationError(variable: "JWT_PUBLIC_KEY_FILES", reason: "names \(path), which is not a PEM EC P-256 or RSA public key")
             }
+            collections.append(keys)
         }
+        return collections
     }
 
-    /// Fetches the JWKS and adds its keys (replacing earlier ones with the same key id).
-    public func refreshJWKS(into keys: JWTKeyCollection, logger: Logger) async throws {
+    /// Fetches the JWKS and trusts exactly its keys from now on (see `OfficerSigningKeys`).
+    public func refreshJWKS(into keys: OfficerSigningKeys, logger: Logger) async throws {
         guard let jwksURL else { return }
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: jwksURL.absoluteString), timeout: .seconds(5))
         guard response.status == .ok else { throw JWKSUnavailable(status: Int(response.status.code)) }
         let body = try await response.body.collect(upTo: 1024 * 1024)
-        try await keys.add(jwksJSON: String(buffer: body))
+        try await keys.replacePublishedKeys(jwksJSON: String(buffer: body))
         logger.debug("signing keys refreshed from JWKS")
     }
 
