@@ -193,9 +193,7 @@ struct VerificationAPI: APIProtocol {
         }
         let now = clock.now()
         let request = try teleTANRequestKey(input.headers.Idempotency_hyphen_Key)
-        if let request, let earlier = try await teleTANs.issuance(requestKeyHash: request.lookupHash) {
-            return try repeated(earlier, request: request, type: type, now: now)
-        }
+        if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
         switch rateLimit.decide(issuedInWindow: try await teleTANs.issuedCount(since: rateLimit.windowStart(now: now))) {
         case .refused:
             rateLimited("teletan_issuance").increment()
@@ -215,9 +213,7 @@ struct VerificationAPI: APIProtocol {
                 return .created(.init(body: .json(.init(value: teleTAN))))
             }
             // A repeat of this request that arrived while it ran stored its teleTAN first: both answer with that one.
-            if let request, let earlier = try await teleTANs.issuance(requestKeyHash: request.lookupHash) {
-                return try repeated(earlier, request: request, type: type, now: now)
-            }
+            if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
         }
         throw APIError.internalError("Could not generate a unique teleTAN.")
     }
@@ -233,10 +229,12 @@ struct VerificationAPI: APIProtocol {
     }
 
     /// The answer to a repeat of a request that issued a teleTAN: the same teleTAN, for the same type, within
-    /// `Lifetimes.teleTANRepeat`. Nothing is issued or counted against the limit.
-    private func repeated(
-        _ earlier: TeleTANStore.RequestedIssuance, request: TeleTANRequestKey, type: TeleTANType, now: Date
-    ) throws(APIError) -> Operations.createTeleTan.Output {
+    /// `Lifetimes.teleTANRepeat`. Nothing is issued or counted against the limit. Nil when no request with this key
+    /// issued one (or there is no key).
+    private func answerToRepeat(
+        of request: TeleTANRequestKey?, type: TeleTANType, now: Date
+    ) async throws -> Operations.createTeleTan.Output? {
+        guard let request, let earlier = try await teleTANs.issuance(requestKeyHash: request.lookupHash) else { return nil }
         guard earlier.type == type, now < earlier.createdAt.adding(lifetimes.teleTANRepeat),
               let teleTAN = request.open(earlier.sealedTeleTAN)
         else {

@@ -9,7 +9,7 @@ public struct TeleTANStore: Sendable {
     public init(database: Database) { self.database = database }
 
     /// A teleTAN issued for a request with an idempotency key, as a repeat of that request finds it.
-    struct RequestedIssuance: Sendable, Equatable {
+    struct RequestedIssuance: Sendable {
         var type: TeleTANType
         /// The teleTAN, sealed under the request's key (`TeleTANRequestKey`).
         var sealedTeleTAN: String
