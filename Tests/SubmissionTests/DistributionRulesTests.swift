@@ -181,5 +181,56 @@ func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = 
         #expect(after.placements.map(\.hour) == [day * 24 + 5])
         // Hours planned by earlier runs are never replaced.
         #expect(after.bundles.first { $0.path == layout.hour(today, 4) }?.replacesExistingFile == false)
+        // With every file on disk, the running hour's of the run before is still rewritten, and its keys read.
+        let now = Date(timeIntervalSince1970: TimeInterval((day * 24 + 6) * 3600 + 60))
+        let published = planner.publishedFiles(now: now, plannedThroughHour: during.plannedThroughHour) { _ in true }
+        #expect(published.contains(layout.hour(today, 4)))
+        #expect(!published.contains(layout.hour(today, 5)) && !published.contains(layout.hour(today, 6)))
+        #expect(planner.hoursToRead(now: now, publishedFiles: published) == [day * 24 + 5..<day * 24 + 7])
+    }
+}
+
+/// A run reads the placed keys of the files it writes only, and leaves the published ones out of its plan.
+@Suite struct PublishedFilesTests {
+    let layout = ExportTreeLayout(country: "DE")
+    let day: Int64 = 20_400
+    /// 05:30 on `day`.
+    var now: Date { Date(timeIntervalSince1970: TimeInterval((day * 24 + 5) * 3600 + 1800)) }
+
+    @Test func everyFileOfTheWindowIsReadBeforeAnyIsPublished() {
+        let planner = DistributionPlanner(layout: layout)
+        let files = planner.keyFiles(now: now)
+        #expect(files.count == 14 + 24 + 5)
+        #expect(planner.publishedFiles(now: now, plannedThroughHour: day * 24 + 4) { _ in false }.isEmpty)
+        // The 14 days before today, then yesterday's and today's hours up to 04:00, as one range.
+        #expect(planner.hoursToRead(now: now, publishedFiles: []) == [(day - 14) * 24..<day * 24 + 5])
+    }
+
+    @Test func onlyTheFilesStillToWriteAreRead() {
+        let planner = DistributionPlanner(layout: layout)
+        let yesterday = ExportTreeLayout.date(day: day - 1), today = ExportTreeLayout.date(day: day)
+        // Everything is out but yesterday's daily file, its 13:00 file and today's 04:00 file.
+        let missing: Set = [layout.day(yesterday), layout.hour(yesterday, 13), layout.hour(today, 4)]
+        let published = planner.publishedFiles(now: now, plannedThroughHour: day * 24 + 4) { !missing.contains($0) }
+        #expect(published.count == 14 + 24 + 5 - 3)
+        #expect(planner.hoursToRead(now: now, publishedFiles: published) == [(day - 1) * 24..<day * 24, day * 24 + 4..<day * 24 + 5])
+
+        // The plan holds the three missing files, each with the keys placed in its hours, and counts the rest.
+        let placed = [
+            (day - 1) * 24 + 13: [dayKey(1, day: day - 3), dayKey(2, day: day - 3)],
+            (day - 1) * 24 + 20: [dayKey(3, day: day - 3)],
+            day * 24 + 4: [dayKey(4, day: day - 3)],
+        ]
+        let plan = planner.plan(PublicationState(published: placed, plannedThroughHour: day * 24 + 4), now: now, publishedFiles: published)
+        #expect(plan.keptFiles == published.count)
+        let keys = Dictionary(uniqueKeysWithValues: plan.bundles.map { ($0.path, $0.keys.map { $0.keyData.first! }.sorted()) })
+        #expect(keys == [layout.day(yesterday): [1, 2, 3], layout.hour(yesterday, 13): [1, 2], layout.hour(today, 4): [4]])
+    }
+
+    @Test func beforeTheFirstRunTheFilesFoundAreKept() {
+        let planner = DistributionPlanner(layout: layout)
+        let published = planner.publishedFiles(now: now, plannedThroughHour: nil) { _ in true }
+        #expect(published.count == 14 + 24 + 5)
+        #expect(planner.hoursToRead(now: now, publishedFiles: published).isEmpty)
     }
 }

@@ -117,6 +117,29 @@ import Testing
         }
     }
 
+    /// A run reads every key still waiting, and of the placed ones only those of the hours it asks for.
+    @Test(arguments: TestDatabase.all)
+    func onlyTheHoursAskedForAreReadOfThePlacedKeys(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            let start = h.clock.now().epochSeconds / 3600
+            try await insert(h, [1, 2, 3, 4, 5, 6], submittedAt: at(start))
+            let store = DistributionStore(database: h.database)
+            let keys = try await store.state(now: at(start)).unpublished.sorted(by: ExportableKey.byKeyData)
+            try #require(keys.count == 6)
+            // Keys 1 to 5 placed in five hours, key 6 waiting.
+            try await store.record((0..<5).map { (start + Int64($0), [keys[$0]]) }, plannedThroughHour: start + 4)
+            func read(_ hours: [Range<Int64>]?) async throws -> (placed: [UInt8], waiting: [UInt8]) {
+                let state = try await store.state(now: at(start + 6), placedHours: hours)
+                return (state.published.values.flatMap { $0.map { $0.keyData.first! } }.sorted(), state.unpublished.map { $0.keyData.first! })
+            }
+            #expect(try await read(nil) == ([1, 2, 3, 4, 5], [6]))
+            #expect(try await read([]) == ([], [6]))
+            #expect(try await read([start + 1..<start + 2]) == ([2], [6]))
+            #expect(try await read([start..<start + 2, start + 3..<start + 5]) == ([1, 2, 4, 5], [6]))
+            #expect(try await read([start + 2..<start + 2, start + 4..<start + 9]) == ([5], [6]))
+        }
+    }
+
     /// The first run after the upgrade that added the record finds keys without an hour and no planned hour, beside
     /// the files an earlier version published: it plans the window as that version did, keeps those files, and
     /// records what it planned.

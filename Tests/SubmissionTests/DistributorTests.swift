@@ -50,7 +50,7 @@ import Testing
                 // Two hours later the submission hour is complete.
                 h.clock.advance(by: 7200)
                 let report = try await run.distributor.run(now: h.clock.now())
-                #expect(report.keysSelected == 5)
+                #expect(report.keysRead == 5)
                 #expect(report.keysPublished == 5)
                 let day = submitted.epochSeconds / 86400
                 let date = ExportTreeLayout.date(day: day)
@@ -101,6 +101,47 @@ import Testing
                 h.clock.advance(by: 15 * 86400)
                 _ = try await run.distributor.run(now: h.clock.now())
                 #expect(!run.writer.exists(run.layout.day(date)))
+            }
+        }
+    }
+
+    /// An hourly run reads the keys still waiting and those of the files it writes, not every key of the window; a
+    /// lost daily file is written again with all of its day's keys.
+    @Test(arguments: TestDatabase.all)
+    func aRunReadsOnlyTheKeysOfTheFilesItWrites(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            // 03:02 on the next day: the keys' validity ended yesterday, so they can be published from 04:00 on, and
+            // the runs below stay within one day until the test ends it.
+            h.clock.set(Date(timeIntervalSince1970: TimeInterval((h.clock.now().epochSeconds / 86400 + 1) * 86400 + 3 * 3600 + 120)))
+            try await upload(h, count: 5, firstByte: 10)
+            try await withDistributor(h) { run in
+                let submitted = h.clock.now()
+                let date = ExportTreeLayout.date(day: submitted.epochSeconds / 86400)
+                h.clock.advance(by: 3600)
+                #expect(try await run.distributor.run(now: h.clock.now()).keysRead == 5)
+                // The next hour: nothing waits and no file to write holds a placed key.
+                h.clock.advance(by: 3600)
+                let quiet = try await run.distributor.run(now: h.clock.now())
+                #expect(quiet.keysRead == 0)
+                #expect(quiet.filesWritten == 1 && quiet.filesAlreadyPublished > 14)
+                // Two keys more: read while they wait, then published.
+                try await upload(h, count: 2, firstByte: 50)
+                h.clock.advance(by: 3600)
+                #expect(try await run.distributor.run(now: h.clock.now()).keysRead == 2)
+
+                // The day ends: its daily file is written from the seven keys placed in its hours.
+                let nextDay = (submitted.epochSeconds / 86400 + 1) * 86400
+                h.clock.advance(by: TimeInterval(nextDay - h.clock.now().epochSeconds + 60))
+                #expect(try await run.distributor.run(now: h.clock.now()).keysRead == 7)
+                let daily = try ExportArchive.read(try run.writer.read(run.layout.day(date))).export.keys.map { $0.keyData.first! }
+                #expect(daily.sorted() == [10, 11, 12, 13, 14, 50, 51])
+                #expect(try await run.distributor.run(now: h.clock.now()).keysRead == 0)
+                // Lost (a tree restored from an old copy): written again, with the same keys. Only the daily file
+                // goes; the folder of its name also holds the day's hours.
+                try FileManager.default.removeItem(at: run.writer.fileURL(run.layout.day(date)))
+                let repair = try await run.distributor.run(now: h.clock.now())
+                #expect(repair.keysRead == 7 && repair.filesWritten == 1)
+                #expect(try ExportArchive.read(try run.writer.read(run.layout.day(date))).export.keys.map { $0.keyData.first! } == daily)
             }
         }
     }
@@ -166,7 +207,7 @@ import Testing
                 _ = try await other.value
                 #expect(skipped == nil)
                 let next = try await run.distributor.runExclusively(now: h.clock.now())
-                #expect(next?.keysSelected == 2)
+                #expect(next?.keysRead == 2)
             }
         }
     }

@@ -13,11 +13,16 @@ import Testing
         var keys: [(key: ExportableKey, publishedHour: Int64?)] = []
         var plannedThroughHour: Int64?
 
-        /// The keys submitted from `firstHour` on, as `DistributionStore.state` selects them.
-        func state(submittedFrom firstHour: Int64) -> PublicationState {
+        /// The keys submitted from `firstHour` on, as `DistributionStore.state` selects them: those no run placed
+        /// and those placed in `placedHours`.
+        func state(submittedFrom firstHour: Int64, placedHours: [Range<Int64>]) -> PublicationState {
             var state = PublicationState(plannedThroughHour: plannedThroughHour)
             for (key, hour) in keys where key.submissionHour >= firstHour {
-                if let hour { state.published[hour, default: []].append(key) } else { state.unpublished.append(key) }
+                if let hour {
+                    if placedHours.contains(where: { $0.contains(hour) }) { state.published[hour, default: []].append(key) }
+                } else {
+                    state.unpublished.append(key)
+                }
             }
             return state
         }
@@ -49,6 +54,8 @@ import Testing
             store.keys.append((dayKey(seed, day: day - 3, submissionHour: hour), nil))
         }
         let hours = (day * 24)..<(day * 24 + 110)
+        // Hours whose placed keys the runs read: the first run's whole window, then an hour or a day now and then.
+        var read = 0
         for hour in hours {
             // Up to two keys an hour, a third of the threshold on average.
             for _ in 0..<Int(hour % 3) { newKey(submittedIn: hour) }
@@ -57,8 +64,13 @@ import Testing
 
             // The run a minute into the next hour.
             let now = Date(timeIntervalSince1970: TimeInterval((hour + 1) * 3600 + 60))
-            let plan = planner.plan(store.state(submittedFrom: hour + 1 - lookbackHours), now: now)
+            // As `Distributor.run` does: the keys of published files are not read, and those files not planned.
+            let published = planner.publishedFiles(now: now, plannedThroughHour: store.plannedThroughHour) { tree[$0] != nil }
+            let placedHours = planner.hoursToRead(now: now, publishedFiles: published)
+            let plan = planner.plan(store.state(submittedFrom: hour + 1 - lookbackHours, placedHours: placedHours), now: now, publishedFiles: published)
             store.record(plan)
+            #expect(plan.bundles.allSatisfy { !published.contains($0.path) })
+            read += placedHours.reduce(0) { $0 + $1.count }
             for bundle in plan.bundles where bundle.isComplete {
                 let keys = Set(bundle.keys.map(\.keyData))
                 if let published = tree[bundle.path], !bundle.replacesExistingFile {
@@ -85,6 +97,9 @@ import Testing
             #expect(hourFiles[path]?.contains(key.keyData) == true, "a recorded key is not in its hour's file")
         }
         #expect(store.keys.filter { $0.publishedHour != nil }.count > store.keys.count * 3 / 4)
+        // The first run reads the 15 days of files (14 days and today), each later one its open hours: at most the
+        // day that has just ended and the hour before. Reading the whole window each run would be 110 times that.
+        #expect(read < 15 * 24 + 110 + 5 * 24)
         // A day's file holds exactly its hours' keys.
         for dayNumber in day..<(day + 4) {
             let date = ExportTreeLayout.date(day: dayNumber)

@@ -6,7 +6,8 @@ import NIOPosix
 
 /// What one distribution run did.
 public struct DistributionReport: Sendable, Equatable {
-    public var keysSelected = 0
+    /// Keys read from the database: those waiting for an hour and those of the files written.
+    public var keysRead = 0
     public var keysPublished = 0
     public var keysPending = 0
     public var filesWritten = 0
@@ -14,7 +15,7 @@ public struct DistributionReport: Sendable, Equatable {
     public var foldersRemoved = 0
 }
 
-/// One distribution run: select keys, plan the hours not yet planned, record which keys went into which hour, write
+/// One distribution run: read the keys of the files to write, plan the hours not yet planned, record which keys went into which hour, write
 /// new key files (never rewriting published ones), then the indexes that point to them, the signed app
 /// configuration, and finally remove what retention drops.
 ///
@@ -51,16 +52,22 @@ public struct Distributor: Sendable {
 
     public func run(now: Date) async throws -> DistributionReport {
         let start = ContinuousClock.now
-        let state = try await store.state(now: now)
         // Planning, signing, zipping and writing files take seconds at national scale and block their thread: they
         // run on NIO's thread pool rather than on one of Swift concurrency's few threads, which `serve` needs for
         // submissions meanwhile.
         let planner = configuration.planner
-        let plan = try await NIOThreadPool.singleton.runIfActive { planner.plan(state, now: now) }
+        // Files published already stay as they are, so their keys are not read: an hourly run reads the keys still
+        // waiting and those of the files it writes, not the whole window (a million keys at national scale).
+        let plannedThroughHour = try await store.plannedThroughHour()
+        let published = try await NIOThreadPool.singleton.runIfActive {
+            planner.publishedFiles(now: now, plannedThroughHour: plannedThroughHour, exists: writer.exists)
+        }
+        let state = try await store.state(now: now, placedHours: planner.hoursToRead(now: now, publishedFiles: published))
+        let plan = try await NIOThreadPool.singleton.runIfActive { planner.plan(state, now: now, publishedFiles: published) }
         try await store.record(plan.placements, plannedThroughHour: plan.plannedThroughHour)
-        let report = try await NIOThreadPool.singleton.runIfActive { try publish(plan, keysSelected: state.keyCount) }
+        let report = try await NIOThreadPool.singleton.runIfActive { try publish(plan, keysRead: state.keyCount) }
         logger.info("distribution run finished", metadata: [
-            "selected": "\(report.keysSelected)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
+            "read": "\(report.keysRead)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
             "kept": "\(report.filesAlreadyPublished)", "removed": "\(report.foldersRemoved)",
             "duration": "\(ContinuousClock.now - start)",
         ])
@@ -68,10 +75,10 @@ public struct Distributor: Sendable {
     }
 
     /// Everything after the plan is recorded: write the files, apply retention.
-    private func publish(_ plan: DistributionPlan, keysSelected: Int) throws -> DistributionReport {
+    private func publish(_ plan: DistributionPlan, keysRead: Int) throws -> DistributionReport {
         try FileManager.default.createDirectory(at: configuration.exportDirectory, withIntermediateDirectories: true)
         writer.removeTemporaryFiles()
-        var report = DistributionReport(keysSelected: keysSelected, keysPending: plan.pendingKeys)
+        var report = DistributionReport(keysRead: keysRead, keysPending: plan.pendingKeys, filesAlreadyPublished: plan.keptFiles)
         let batcher = ExportBatches(maxKeysPerFile: configuration.maxKeysPerFile)
         let layout = configuration.layout
 

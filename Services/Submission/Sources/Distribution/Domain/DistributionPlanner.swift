@@ -17,7 +17,10 @@ public struct DistributionPlan: Sendable {
         public var replacesExistingFile: Bool = false
     }
 
+    /// The files to write: every key file of the window but the published ones the run was told of.
     public var bundles: [Bundle]
+    /// The key files left out of `bundles` because they are published.
+    public var keptFiles: Int
     /// JSON index files: path and content.
     public var indexes: [(path: String, json: [UInt8])]
     /// Dates (`yyyy-MM-dd`) whose daily file is published, and whose hourly files are kept.
@@ -48,24 +51,75 @@ public struct DistributionPlanner: Sendable {
         self.dailyRetentionDays = dailyRetentionDays
     }
 
+    /// A key file of the window: a day's or an hour's, and the hours whose placed keys it holds.
+    public struct KeyFile: Sendable, Equatable {
+        public var path: String
+        public var hours: Range<Int64>
+        /// False for the running hour (development): later runs rewrite its file.
+        public var isComplete: Bool
+        public var isHourly: Bool { hours.count == 1 }
+    }
+
+    /// The key files of the window at `now`: a daily file for each complete day of the daily window, then hourly
+    /// files for yesterday and today up to the last hour published.
+    public func keyFiles(now: Date) -> [KeyFile] {
+        let clock = Window(now: now, dailyRetentionDays: dailyRetentionDays, includeIncompleteHours: includeIncompleteHours)
+        var files = (clock.firstDay..<clock.today).map { day in
+            KeyFile(path: layout.day(ExportTreeLayout.date(day: day)), hours: day * 24..<(day + 1) * 24, isComplete: true)
+        }
+        for day in [clock.today - 1, clock.today] {
+            let date = ExportTreeLayout.date(day: day)
+            for hour in clock.hours(of: day) {
+                files.append(KeyFile(path: layout.hour(date, Int(hour % 24)), hours: hour..<hour + 1, isComplete: hour < clock.currentHour))
+            }
+        }
+        return files
+    }
+
+    /// The key files at `now` that no later run changes and that are published already (`exists`): every day's
+    /// file, and every complete hour's that an earlier run planned. A run leaves them as they are, so it needs not
+    /// read their keys. Before the first run (`plannedThroughHour` nil) every file found is kept, as an earlier
+    /// version of the service published it.
+    public func publishedFiles(now: Date, plannedThroughHour: Int64?, exists: (String) -> Bool) -> Set<String> {
+        var published = Set<String>()
+        for file in keyFiles(now: now) where file.isComplete {
+            // An hour after the planned one is open: a file there is the running hour's, written in development
+            // mode, which this run replaces.
+            if file.isHourly, let plannedThroughHour, file.hours.lowerBound > plannedThroughHour { continue }
+            if exists(file.path) { published.insert(file.path) }
+        }
+        return published
+    }
+
+    /// The hours whose placed keys a run needs: those of every key file it writes, that is every file of the window
+    /// but the `published` ones. Consecutive hours are merged. The keys no run has placed are read as well, always.
+    public func hoursToRead(now: Date, publishedFiles published: Set<String>) -> [Range<Int64>] {
+        var ranges: [Range<Int64>] = []
+        for file in keyFiles(now: now).sorted(by: { $0.hours.lowerBound < $1.hours.lowerBound }) where !published.contains(file.path) {
+            if let last = ranges.last, file.hours.lowerBound <= last.upperBound {
+                ranges[ranges.count - 1] = last.lowerBound..<max(last.upperBound, file.hours.upperBound)
+            } else {
+                ranges.append(file.hours)
+            }
+        }
+        return ranges
+    }
+
     /// Plans the hours after `state.plannedThroughHour` from the keys not yet placed, and lists the files of the
-    /// whole window, whose earlier hours keep the keys earlier runs placed in them.
-    public func plan(_ state: PublicationState, now: Date) -> DistributionPlan {
-        let currentHour = Int64(now.timeIntervalSince1970) / 3600
-        let today = currentHour / 24
-        let firstDay = today - dailyRetentionDays
-        // Only complete hours are published; the current one is still filling.
-        let lastHour = includeIncompleteHours ? currentHour : currentHour - 1
-        let windowStart = firstDay * 24
+    /// whole window, whose earlier hours keep the keys earlier runs placed in them. The `publishedFiles` are left
+    /// out of the bundles: the state need not hold their keys.
+    public func plan(_ state: PublicationState, now: Date, publishedFiles published: Set<String> = []) -> DistributionPlan {
+        let clock = Window(now: now, dailyRetentionDays: dailyRetentionDays, includeIncompleteHours: includeIncompleteHours)
+        let windowStart = clock.firstDay * 24
         let firstOpenHour = max(windowStart, (state.plannedThroughHour ?? windowStart - 1) + 1)
         // Empty when every hour is planned (or a clock went back since the last run).
-        let openHours = firstOpenHour..<max(firstOpenHour, lastHour + 1)
+        let openHours = firstOpenHour..<max(firstOpenHour, clock.lastHour + 1)
 
         var keysByHour: [Int64: [ExportableKey]] = [:]
         var futureKeys = 0
         for key in state.unpublished {
             let hour = expiry.earliestHour(of: key)
-            if hour <= lastHour { keysByHour[hour, default: []].append(key) } else { futureKeys += 1 }
+            if hour <= clock.lastHour { keysByHour[hour, default: []].append(key) } else { futureKeys += 1 }
         }
         // Keys first publishable before the open hours (a late commit, a run that was skipped) wait from their start.
         let (shifted, pending) = shifting.distribute(keysByHour, over: openHours)
@@ -76,49 +130,65 @@ public struct DistributionPlanner: Sendable {
             // Shares the array with `placements` rather than copying it (an open hour has no placed keys).
             keysOfHour[hour] = keysOfHour[hour].map { $0 + keys } ?? keys
             // The running hour (development) is planned afresh by every run until it is over.
-            if hour < currentHour { placements.append((hour, keys)) }
+            if hour < clock.currentHour { placements.append((hour, keys)) }
         }
         let replacesRunningHourFiles = state.plannedThroughHour != nil
 
         var bundles: [DistributionPlan.Bundle] = []
-        var hourlyDates: [String] = []
-        var indexes: [(String, [UInt8])] = []
-
-        // Daily files: every complete day of the window.
-        let days = Array(firstDay..<today)
-        var byDay: [Int64: [ExportableKey]] = [:]
-        for (hour, hourKeys) in keysOfHour where hour >= windowStart && hour / 24 < today {
-            byDay[hour / 24, default: []].append(contentsOf: hourKeys)
-        }
-        for day in days {
+        var keptFiles = 0
+        for file in keyFiles(now: now) {
+            if published.contains(file.path) {
+                keptFiles += 1
+                continue
+            }
+            var keys: [ExportableKey] = []
+            if file.isHourly {
+                keys = keysOfHour[file.hours.lowerBound] ?? []
+            } else {
+                for hour in file.hours { keys += keysOfHour[hour] ?? [] }
+            }
             bundles.append(.init(
-                path: layout.day(ExportTreeLayout.date(day: day)),
-                start: UInt64(day * 86400), end: UInt64((day + 1) * 86400), keys: byDay[day] ?? []
+                path: file.path, start: UInt64(file.hours.lowerBound * 3600), end: UInt64(file.hours.upperBound * 3600),
+                keys: keys, isComplete: file.isComplete,
+                replacesExistingFile: file.isHourly && replacesRunningHourFiles && openHours.contains(file.hours.lowerBound)
             ))
         }
-        // Hourly files: yesterday and today.
-        for day in [today - 1, today] {
-            let date = ExportTreeLayout.date(day: day)
-            hourlyDates.append(date)
-            let hours = Array(day * 24..<min((day + 1) * 24, lastHour + 1))
-            for hour in hours {
-                bundles.append(.init(
-                    path: layout.hour(date, Int(hour % 24)), start: UInt64(hour * 3600), end: UInt64((hour + 1) * 3600),
-                    keys: keysOfHour[hour] ?? [], isComplete: hour < currentHour,
-                    replacesExistingFile: replacesRunningHourFiles && openHours.contains(hour)
-                ))
-            }
-            indexes.append((layout.hourIndex(date), Self.json(hours.map { Int($0 % 24) })))
+
+        var indexes: [(String, [UInt8])] = []
+        let hourlyDates = [clock.today - 1, clock.today].map { ExportTreeLayout.date(day: $0) }
+        for (day, date) in zip([clock.today - 1, clock.today], hourlyDates) {
+            indexes.append((layout.hourIndex(date), Self.json(clock.hours(of: day).map { Int($0 % 24) })))
         }
-        let publishedDates = days.map { ExportTreeLayout.date(day: $0) }
+        let publishedDates = (clock.firstDay..<clock.today).map { ExportTreeLayout.date(day: $0) }
         indexes.append((layout.versionIndex, Self.json(["v1"])))
         indexes.append((layout.countryIndex, Self.json([layout.country])))
         indexes.append((layout.dateIndex, Self.json(publishedDates)))
         return DistributionPlan(
-            bundles: bundles, indexes: indexes, publishedDates: publishedDates, hourlyDates: hourlyDates,
-            pendingKeys: pending.count + futureKeys, placements: placements,
-            plannedThroughHour: max(state.plannedThroughHour ?? .min, currentHour - 1)
+            bundles: bundles, keptFiles: keptFiles, indexes: indexes, publishedDates: publishedDates,
+            hourlyDates: hourlyDates, pendingKeys: pending.count + futureKeys, placements: placements,
+            plannedThroughHour: max(state.plannedThroughHour ?? .min, clock.currentHour - 1)
         )
+    }
+
+    /// The days and hours a run at `now` covers.
+    private struct Window {
+        let currentHour: Int64
+        let today: Int64
+        let firstDay: Int64
+        /// Only complete hours are published; the current one is still filling.
+        let lastHour: Int64
+
+        init(now: Date, dailyRetentionDays: Int64, includeIncompleteHours: Bool) {
+            currentHour = Int64(now.timeIntervalSince1970) / 3600
+            today = currentHour / 24
+            firstDay = today - dailyRetentionDays
+            lastHour = includeIncompleteHours ? currentHour : currentHour - 1
+        }
+
+        /// The hours of `day` with a file: all of them up to the last one published.
+        func hours(of day: Int64) -> Range<Int64> {
+            day * 24..<max(day * 24, min((day + 1) * 24, lastHour + 1))
+        }
     }
 
     static func json(_ value: some Encodable) -> [UInt8] {

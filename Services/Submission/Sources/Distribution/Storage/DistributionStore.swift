@@ -23,7 +23,10 @@ public struct DistributionStore: Sendable {
         self.lookbackDays = lookbackDays
     }
 
-    public func state(now: Date) async throws -> PublicationState {
+    /// The keys a run at `now` reads: every key no run has placed, and the placed keys of the hours in `placedHours`
+    /// (nil: of every hour). A run in operation reads only the hours of the files it writes, a few thousand keys
+    /// instead of the whole window.
+    public func state(now: Date, placedHours: [Range<Int64>]? = nil) async throws -> PublicationState {
         let firstHour = Int64(now.timeIntervalSince1970) / 3600 - Int64(lookbackDays) * 24
         // Rows are decoded as they arrive instead of being collected first: a million rows of a database driver
         // weigh several times the compact keys.
@@ -32,19 +35,36 @@ public struct DistributionStore: Sendable {
         // than it follows the submission-time index to rows all over it (2.5 times, 1,000,000 keys). PostgreSQL
         // chooses by its statistics.
         let table = database.dialect == .sqlite ? "diagnosis_keys NOT INDEXED" : "diagnosis_keys"
+        var placed: SQLQueryString = ""
+        if let placedHours {
+            let ranges = placedHours.filter { !$0.isEmpty }.map { hours -> SQLQueryString in
+                "published_hour BETWEEN \(bind: hours.lowerBound) AND \(bind: hours.upperBound - 1)"
+            }
+            placed = " AND (" + (["published_hour IS NULL"] + ranges).joined(separator: " OR ") + ")"
+        }
+        let query: SQLQueryString = """
+            SELECT key_data, rolling_start_interval_number, rolling_period, transmission_risk_level, submission_type,
+                submission_timestamp, published_hour
+            FROM \(unsafeRaw: table)
+            WHERE transmission_risk_level >= \(bind: minimumRiskLevel) AND submission_timestamp >= \(bind: firstHour)
+            """ + placed
         let plannedThroughHour = try await database.withConnection { connection in
-            try await connection.raw("""
-                SELECT key_data, rolling_start_interval_number, rolling_period, transmission_risk_level, submission_type,
-                    submission_timestamp, published_hour
-                FROM \(unsafeRaw: table)
-                WHERE transmission_risk_level >= \(bind: minimumRiskLevel) AND submission_timestamp >= \(bind: firstHour)
-                """).run { row in collector.add(row) }
-            return try await connection.raw("SELECT planned_through_hour FROM distribution_progress WHERE id = 1")
-                .first()?.decode(column: "planned_through_hour", as: Int64.self)
+            try await connection.raw(query).run { row in collector.add(row) }
+            return try await Self.plannedThroughHour(on: connection)
         }
         var state = try collector.finish()
         state.plannedThroughHour = plannedThroughHour
         return state
+    }
+
+    /// The last complete hour an earlier run planned; nil before the first run.
+    public func plannedThroughHour() async throws -> Int64? {
+        try await database.withConnection { try await Self.plannedThroughHour(on: $0) }
+    }
+
+    private static func plannedThroughHour(on connection: any SQLDatabase) async throws -> Int64? {
+        try await connection.raw("SELECT planned_through_hour FROM distribution_progress WHERE id = 1")
+            .first()?.decode(column: "planned_through_hour", as: Int64.self)
     }
 
     /// Records the hour each placed key is published in and the last hour planned.
