@@ -74,18 +74,8 @@ struct PostgresSession: SQLDatabase {
     }
 
     func execute<Statement: PreparedStatement>(_: Statement.Type, binds: [any PreparedBind]) async throws -> [any SQLRow] {
-        var bindings = PostgresBindings(capacity: binds.count)
-        for bind in binds { try bindings.append(bind) }
         var rows: [any SQLRow] = []
-        if preparesStatements {
-            for try await row in try await connection.execute(Named<Statement>(bindings: bindings), logger: logger) {
-                rows.append(row.sql())
-            }
-        } else {
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: Statement.sql, binds: bindings), logger: logger) {
-                rows.append(row.sql())
-            }
-        }
+        try await forEachRow(Statement.self, binds: binds) { rows.append($0.sql()) }
         return rows
     }
 }
@@ -95,7 +85,7 @@ private let statementNames = Memo<ObjectIdentifier, String>()
 
 /// PostgresNIO's form of a `PreparedStatement`: it prepares the statement on a connection's first use of its name
 /// and keeps it for the connection's life.
-private struct Named<Statement: PreparedStatement>: PostgresPreparedStatement {
+struct Named<Statement: PreparedStatement>: PostgresPreparedStatement {
     typealias Row = PostgresRow
     /// The type's name and a digest of the text. PostgreSQL keeps the first 63 bytes of a statement name, and a
     /// private type's full Swift name is longer; two statements that shared a name would run each other's text.

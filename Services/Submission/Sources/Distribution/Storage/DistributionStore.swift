@@ -28,33 +28,60 @@ public struct DistributionStore: Sendable {
     /// instead of the whole window.
     public func state(now: Date, placedHours: [Range<Int64>]? = nil) async throws -> PublicationState {
         let firstHour = Int64(now.timeIntervalSince1970) / 3600 - Int64(lookbackDays) * 24
+        let hours = (placedHours ?? [Int64.min..<Int64.max]).filter { !$0.isEmpty }
         // Rows are decoded as they arrive instead of being collected first: a million rows of a database driver
         // weigh several times the compact keys.
         let collector = KeyCollector()
-        // The window holds most of the table (10 of 14 days by default): SQLite reads the table in order faster
-        // than it follows the submission-time index to rows all over it (2.5 times, 1,000,000 keys). PostgreSQL
-        // chooses by its statistics.
-        let table = database.dialect == .sqlite ? "diagnosis_keys NOT INDEXED" : "diagnosis_keys"
-        var placed: SQLQueryString = ""
-        if let placedHours {
-            let ranges = placedHours.filter { !$0.isEmpty }.map { hours -> SQLQueryString in
-                "published_hour BETWEEN \(bind: hours.lowerBound) AND \(bind: hours.upperBound - 1)"
-            }
-            placed = " AND (" + (["published_hour IS NULL"] + ranges).joined(separator: " OR ") + ")"
-        }
-        let query: SQLQueryString = """
-            SELECT key_data, rolling_start_interval_number, rolling_period, transmission_risk_level, submission_type,
-                submission_timestamp, published_hour
-            FROM \(unsafeRaw: table)
-            WHERE transmission_risk_level >= \(bind: minimumRiskLevel) AND submission_timestamp >= \(bind: firstHour)
-            """ + placed
         let plannedThroughHour = try await database.withConnection { connection in
-            try await connection.raw(query).run { row in collector.add(row) }
+            try await connection.forEachRow(
+                SelectKeys.self,
+                binds: [minimumRiskLevel, firstHour, hours.map(\.lowerBound), hours.map { $0.upperBound - 1 }],
+                otherwise: Self.selectKeys(minimumRiskLevel: minimumRiskLevel, firstHour: firstHour, hours: hours)
+            ) { columns in
+                let keyData = try columns.next(Data.self)
+                guard keyData.count == 16 else { return }
+                let key = ExportableKey(
+                    keyData: Array(keyData), rollingStartIntervalNumber: try columns.next(), rollingPeriod: try columns.next(),
+                    transmissionRiskLevel: try columns.next(), submissionType: try columns.next(), submissionHour: try columns.next()
+                )
+                collector.add(key, publishedHour: try columns.next(Int64?.self))
+            }
             return try await Self.plannedThroughHour(on: connection)
         }
-        var state = try collector.finish()
+        var state = collector.finish()
         state.plannedThroughHour = plannedThroughHour
         return state
+    }
+
+    /// The columns both forms of the read select, in this order.
+    private static let keyColumns = """
+        key_data, rolling_start_interval_number, rolling_period, transmission_risk_level, submission_type,
+        submission_timestamp, published_hour
+        """
+
+    /// The statement's text is the same for any hours: their runs are two arrays of first and last hours. The
+    /// table is read whole; PostgreSQL chooses how by its statistics.
+    private enum SelectKeys: PreparedStatement {
+        static let sql = """
+            SELECT \(keyColumns) FROM diagnosis_keys
+            WHERE transmission_risk_level >= $1 AND submission_timestamp >= $2
+                AND (published_hour IS NULL
+                    OR EXISTS (SELECT 1 FROM unnest($3::BIGINT[], $4::BIGINT[]) AS placed(from_hour, to_hour)
+                        WHERE published_hour BETWEEN placed.from_hour AND placed.to_hour))
+            """
+    }
+
+    /// SQLite's form. The window holds most of the table (10 of 14 days by default): SQLite reads the table in order
+    /// faster than it follows the submission-time index to rows all over it (2.5 times, 1,000,000 keys).
+    private static func selectKeys(minimumRiskLevel: Int, firstHour: Int64, hours: [Range<Int64>]) -> SQLQueryString {
+        let ranges = hours.map { hours -> SQLQueryString in
+            "published_hour BETWEEN \(bind: hours.lowerBound) AND \(bind: hours.upperBound - 1)"
+        }
+        return """
+            SELECT \(unsafeRaw: keyColumns) FROM diagnosis_keys NOT INDEXED
+            WHERE transmission_risk_level >= \(bind: minimumRiskLevel) AND submission_timestamp >= \(bind: firstHour)
+                AND (
+            """ + (["published_hour IS NULL"] + ranges).joined(separator: " OR ") + ")"
     }
 
     /// The last complete hour an earlier run planned; nil before the first run.
@@ -135,41 +162,22 @@ public struct DistributionStore: Sendable {
     }
 }
 
-/// Decodes rows into keys as the driver hands them over (from its event loop, hence the lock).
+/// Turns rows into keys as the driver hands them over (from its event loop, hence the lock).
 private final class KeyCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var state = PublicationState()
-    private var failure: (any Error)?
 
-    func add(_ row: any SQLRow) {
-        do {
-            let keyData = try row.decode(column: "key_data", as: Data.self)
-            guard keyData.count == 16 else { return }
-            let key = ExportableKey(
-                keyData: Array(keyData),
-                rollingStartIntervalNumber: Int32(try row.decode(column: "rolling_start_interval_number", as: Int.self)),
-                rollingPeriod: Int32(try row.decode(column: "rolling_period", as: Int.self)),
-                transmissionRiskLevel: Int32(try row.decode(column: "transmission_risk_level", as: Int.self)),
-                submissionType: Int32(try row.decode(column: "submission_type", as: Int.self)),
-                submissionHour: try row.decode(column: "submission_timestamp", as: Int64.self)
-            )
-            let publishedHour = try row.decodeNil(column: "published_hour") ? nil : try row.decode(column: "published_hour", as: Int64.self)
-            lock.withLock {
-                if let publishedHour {
-                    state.published[publishedHour, default: []].append(key)
-                } else {
-                    state.unpublished.append(key)
-                }
+    func add(_ key: ExportableKey, publishedHour: Int64?) {
+        lock.withLock {
+            if let publishedHour {
+                state.published[publishedHour, default: []].append(key)
+            } else {
+                state.unpublished.append(key)
             }
-        } catch {
-            lock.withLock { failure = failure ?? error }
         }
     }
 
-    func finish() throws -> PublicationState {
-        try lock.withLock {
-            if let failure { throw failure }
-            return state
-        }
+    func finish() -> PublicationState {
+        lock.withLock { state }
     }
 }
