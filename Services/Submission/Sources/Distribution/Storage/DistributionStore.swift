@@ -35,7 +35,10 @@ public struct DistributionStore: Sendable {
         let plannedThroughHour = try await database.withConnection { connection in
             try await connection.forEachRow(
                 SelectKeys.self,
-                binds: [minimumRiskLevel, firstHour, hours.map(\.lowerBound), hours.map { $0.upperBound - 1 }],
+                binds: [
+                    minimumRiskLevel, firstHour, hours.map(\.lowerBound).min() ?? 1, (hours.map(\.upperBound).max() ?? 1) - 1,
+                    hours.map(\.lowerBound), hours.map { $0.upperBound - 1 },
+                ],
                 otherwise: Self.selectKeys(minimumRiskLevel: minimumRiskLevel, firstHour: firstHour, hours: hours)
             ) { columns in
                 let keyData = try columns.next(Data.self)
@@ -59,15 +62,17 @@ public struct DistributionStore: Sendable {
         submission_timestamp, published_hour
         """
 
-    /// The statement's text is the same for any hours: their runs are two arrays of first and last hours. The
-    /// table is read whole; PostgreSQL chooses how by its statistics.
+    /// The statement's text is the same for any hours: their runs are two arrays of first and last hours, and
+    /// the first and last of all ($3, $4), which spare most rows of an hourly run the look into the arrays (that
+    /// look took half of its time, 1,000,000 keys). PostgreSQL chooses how to read the table by its statistics.
     private enum SelectKeys: PreparedStatement {
         static let sql = """
             SELECT \(keyColumns) FROM diagnosis_keys
             WHERE transmission_risk_level >= $1 AND submission_timestamp >= $2
                 AND (published_hour IS NULL
-                    OR EXISTS (SELECT 1 FROM unnest($3::BIGINT[], $4::BIGINT[]) AS placed(from_hour, to_hour)
-                        WHERE published_hour BETWEEN placed.from_hour AND placed.to_hour))
+                    OR (published_hour BETWEEN $3 AND $4
+                        AND EXISTS (SELECT 1 FROM unnest($5::BIGINT[], $6::BIGINT[]) AS placed(from_hour, to_hour)
+                            WHERE published_hour BETWEEN placed.from_hour AND placed.to_hour)))
             """
     }
 
