@@ -15,9 +15,9 @@ public struct DistributionReport: Sendable, Equatable {
     public var foldersRemoved = 0
 }
 
-/// One distribution run: read the keys of the files to write, plan the hours not yet planned, record which keys went into which hour, write
-/// new key files (never rewriting published ones), then the indexes that point to them, the signed app
-/// configuration, and finally remove what retention drops.
+/// One distribution run: read the keys still waiting and those of the files to write, plan the hours not yet
+/// planned, record which keys went into which hour, write new key files (never rewriting published ones), then the
+/// indexes that point to them, the signed app configuration, and finally remove what retention drops.
 ///
 /// The placements are recorded before any file is written, and key files before the indexes that name them, each
 /// atomically, so the tree a CDN sees is always consistent: a run killed midway leaves files that no index names

@@ -167,7 +167,7 @@ public struct DistributionStore: Sendable {
     }
 }
 
-/// Turns rows into keys as the driver hands them over (from its event loop, hence the lock).
+/// Gathers keys as the driver hands them over (SQLite's from its connection's thread, hence the lock).
 private final class KeyCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var state = PublicationState()
