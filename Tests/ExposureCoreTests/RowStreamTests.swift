@@ -1,6 +1,7 @@
 import ExposureCore
 import ExposureTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Rows streamed with typed columns: the same values on both databases, NULL as nil, and errors thrown rather than
@@ -85,10 +86,9 @@ import Testing
 }
 
 /// Values a callback collects from whichever thread calls it.
-final class Collected<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Value] = []
+final class Collected<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
 
-    func append(_ value: Value) { lock.withLock { values.append(value) } }
-    var all: [Value] { lock.withLock { values } }
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
 }

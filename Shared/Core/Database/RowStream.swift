@@ -1,6 +1,6 @@
-import Foundation
 import PostgresNIO
 import SQLKit
+import Synchronization
 
 /// A column type of a streamed query: PostgresNIO decodes it from PostgreSQL's wire format, SQLKit from SQLite's
 /// values (`Int32`, `Int64`, `Data`, and optionals of them).
@@ -92,17 +92,16 @@ extension PostgresSession {
 }
 
 /// The first error of a callback that cannot throw.
-private final class FirstError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var error: (any Error)?
+private final class FirstError: Sendable {
+    private let error = Mutex<(any Error)?>(nil)
 
-    var isSet: Bool { lock.withLock { error != nil } }
+    var isSet: Bool { error.withLock { $0 != nil } }
 
     func set(_ error: any Error) {
-        lock.withLock { self.error = self.error ?? error }
+        self.error.withLock { $0 = $0 ?? error }
     }
 
     func throwIfSet() throws {
-        if let error = lock.withLock({ error }) { throw error }
+        if let error = error.withLock({ $0 }) { throw error }
     }
 }

@@ -82,12 +82,10 @@ public struct Distributor: Sendable {
         let batcher = ExportBatches(maxKeysPerFile: configuration.maxKeysPerFile)
         let layout = configuration.layout
 
+        // The plan holds only files that were not out when the run listed the tree (`publishedFiles`); the writer
+        // still never replaces an immutable one.
         for bundle in plan.bundles {
             let immutable = bundle.isComplete && !bundle.replacesExistingFile
-            if immutable, writer.exists(bundle.path) {
-                report.filesAlreadyPublished += 1
-                continue
-            }
             let batches = batcher.batches(of: bundle.keys)
             // Later batches first: the bundle's own path, which marks it as published, is written last.
             for (offset, batch) in batches.enumerated().reversed() {

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import NIOCore
 import SQLKit
+import Synchronization
 
 /// What distribution reads and records: the keys a run may publish (transmission risk level at least
 /// `minimumRiskLevel`, submitted in the last `lookbackDays` days), the hour each was published in, and the last
@@ -168,12 +169,11 @@ public struct DistributionStore: Sendable {
 }
 
 /// Gathers keys as the driver hands them over (SQLite's from its connection's thread, hence the lock).
-private final class KeyCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state = PublicationState()
+private final class KeyCollector: Sendable {
+    private let state = Mutex(PublicationState())
 
     func add(_ key: ExportableKey, publishedHour: Int64?) {
-        lock.withLock {
+        state.withLock { state in
             if let publishedHour {
                 state.published[publishedHour, default: []].append(key)
             } else {
@@ -183,6 +183,6 @@ private final class KeyCollector: @unchecked Sendable {
     }
 
     func finish() -> PublicationState {
-        lock.withLock { state }
+        state.withLock { $0 }
     }
 }
