@@ -8,7 +8,9 @@
 #                                                 # a database per count on that server, dropped afterwards
 #
 # Keys are random, spread over the last 9 days of submissions with risk levels 3..8, inserted straight into a
-# database migrated by the service itself. Three runs are timed:
+# database migrated by the service itself, in random order of submission: an hour's keys lie all over the table,
+# the dearest layout for the first run's placements. BENCH_KEY_ORDER=arrival stores them in order of their
+# submission hour instead, as a service's own table holds them. Three runs are timed:
 #   - the first, which places every key (the whole window is new to it) and writes every file;
 #   - the next hour's, the run of a service in operation: the last hour is handed back to the job (its keys
 #     unplaced, the planned hour one earlier), as if the clock had moved on;
@@ -21,6 +23,8 @@ BUILD=${BUILD:-release}
 COUNTS=("$@")
 ((${#COUNTS[@]})) || COUNTS=(10000 100000 1000000)
 PG_SERVER=${BENCH_POSTGRES_URL:-}
+KEY_ORDER=${BENCH_KEY_ORDER:-random}
+[[ $KEY_ORDER == random || $KEY_ORDER == arrival ]] || { echo "BENCH_KEY_ORDER must be random or arrival, not '$KEY_ORDER'" >&2; exit 64; }
 
 # Built as the Dockerfile (and scripts/bench) build it, so all three share one build directory's products;
 # BENCH_BIN names a directory of executables built already (scripts/bench passes its own).
@@ -60,6 +64,11 @@ UPDATE distribution_progress SET planned_through_hour = planned_through_hour - 1
 
 database=SQLite
 [[ -z $PG_SERVER ]] || database=PostgreSQL
+ORDER_BY=""
+if [[ $KEY_ORDER == arrival ]]; then
+    ORDER_BY="ORDER BY submission_timestamp"
+    database+=", keys in arrival order"
+fi
 printf '| keys | build | database | first run (s) | first run: peak RSS (MB) | files written | next hour (s) | next hour: peak RSS (MB) | first run of a day (s) | first run of a day: peak RSS (MB) |\n'
 printf '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n'
 for count in "${COUNTS[@]}"; do
@@ -79,15 +88,17 @@ for count in "${COUNTS[@]}"; do
         sql "INSERT INTO diagnosis_keys (key_data, rolling_start_interval_number, rolling_period,
                 transmission_risk_level, days_since_onset_of_symptoms, report_type, origin_country, visited_countries,
                 consent_to_federation, submission_type, submission_timestamp)
-            SELECT decode(md5(random()::text || g::text), 'hex'), $((now / 600 / 144 * 144)) - 144 * (1 + floor(random() * 13)::int),
-                144, 3 + floor(random() * 6)::int, 2, 1, 'DE', 'DE', false, 0,
-                $((now / 3600)) - (2 + floor(random() * (9 * 24 - 2))::int)
-            FROM generate_series(1, $count) AS g;
+            SELECT * FROM (
+                SELECT decode(md5(random()::text || g::text), 'hex'), $((now / 600 / 144 * 144)) - 144 * (1 + floor(random() * 13)::int),
+                    144, 3 + floor(random() * 6)::int, 2, 1, 'DE', 'DE', false, 0,
+                    $((now / 3600)) - (2 + floor(random() * (9 * 24 - 2))::int) AS submission_timestamp
+                FROM generate_series(1, $count) AS g
+            ) AS generated $ORDER_BY;
             ANALYZE diagnosis_keys;"
     else
-        python3 - "$WORK/submission.db" "$count" "$now" <<'PY'
+        python3 - "$WORK/submission.db" "$count" "$now" "$KEY_ORDER" <<'PY'
 import os, random, sqlite3, sys
-path, count, now = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+path, count, now, order = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 now_hour = now // 3600
 today_interval = now // 600 // 144 * 144
 db = sqlite3.connect(path)
@@ -96,6 +107,8 @@ for i in range(count):
     age_hours = random.randrange(2, 9 * 24)
     rows.append((os.urandom(16), today_interval - 144 * random.randrange(1, 14), 144, random.randrange(3, 9), 2, 1,
                  "DE", "DE", 0, 0, now_hour - age_hours))
+if order == "arrival":
+    rows.sort(key=lambda row: row[10])
 db.executemany("""INSERT INTO diagnosis_keys (key_data, rolling_start_interval_number, rolling_period,
     transmission_risk_level, days_since_onset_of_symptoms, report_type, origin_country, visited_countries,
     consent_to_federation, submission_type, submission_timestamp) VALUES (?,?,?,?,?,?,?,?,?,?,?)""", rows)
