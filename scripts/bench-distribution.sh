@@ -6,6 +6,7 @@
 #   BENCH_BIN=/some/dir scripts/bench-distribution.sh  # that directory's submission-service, not built here
 #   BENCH_POSTGRES_URL=postgres://user@127.0.0.1:5432/postgres scripts/bench-distribution.sh  # on PostgreSQL:
 #                                                 # a database per count on that server, dropped afterwards
+#   BENCH_KEY_ORDER=arrival scripts/bench-distribution.sh 1000000  # keys stored as a service stores them (below)
 #
 # Keys are random, spread over the last 9 days of submissions with risk levels 3..8, inserted straight into a
 # database migrated by the service itself, in random order of submission: an hour's keys lie all over the table,
@@ -23,8 +24,11 @@ BUILD=${BUILD:-release}
 COUNTS=("$@")
 ((${#COUNTS[@]})) || COUNTS=(10000 100000 1000000)
 PG_SERVER=${BENCH_POSTGRES_URL:-}
-KEY_ORDER=${BENCH_KEY_ORDER:-random}
-[[ $KEY_ORDER == random || $KEY_ORDER == arrival ]] || { echo "BENCH_KEY_ORDER must be random or arrival, not '$KEY_ORDER'" >&2; exit 64; }
+case ${BENCH_KEY_ORDER:-random} in
+    random) KEY_ORDER=random ORDER_BY="" ORDER_LABEL="" ;;
+    arrival) KEY_ORDER=arrival ORDER_BY="ORDER BY submission_timestamp" ORDER_LABEL=", keys in arrival order" ;;
+    *) echo "BENCH_KEY_ORDER must be random or arrival, not '$BENCH_KEY_ORDER'" >&2; exit 64 ;;
+esac
 
 # Built as the Dockerfile (and scripts/bench) build it, so all three share one build directory's products;
 # BENCH_BIN names a directory of executables built already (scripts/bench passes its own).
@@ -64,11 +68,7 @@ UPDATE distribution_progress SET planned_through_hour = planned_through_hour - 1
 
 database=SQLite
 [[ -z $PG_SERVER ]] || database=PostgreSQL
-ORDER_BY=""
-if [[ $KEY_ORDER == arrival ]]; then
-    ORDER_BY="ORDER BY submission_timestamp"
-    database+=", keys in arrival order"
-fi
+database+=$ORDER_LABEL
 printf '| keys | build | database | first run (s) | first run: peak RSS (MB) | files written | next hour (s) | next hour: peak RSS (MB) | first run of a day (s) | first run of a day: peak RSS (MB) |\n'
 printf '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n'
 for count in "${COUNTS[@]}"; do
