@@ -117,6 +117,77 @@ import Testing
         }
     }
 
+    /// The same key data under two submission types is two rows, each recorded in its own hour, in one
+    /// transaction whose hours list the keys out of the table's order.
+    @Test(arguments: TestDatabase.all)
+    func eachRowOfAKeyGetsItsOwnHour(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            let start = h.clock.now().epochSeconds / 3600
+            try await insert(h, [1, 2], submittedAt: at(start))
+            try await insert(h, [1, 3], submittedAt: at(start), type: 1)
+            let store = DistributionStore(database: h.database)
+            let keys = try await store.state(now: at(start)).unpublished
+            func key(_ byte: UInt8, type: Int32) throws -> ExportableKey {
+                try #require(keys.first { $0.keyData.first == byte && $0.submissionType == type })
+            }
+            try await store.record(
+                [(start, [try key(3, type: 1), try key(1, type: 0)]), (start + 1, [try key(2, type: 0), try key(1, type: 1)])],
+                plannedThroughHour: start + 1
+            )
+            let state = try await store.state(now: at(start + 2))
+            let placed = state.published.mapValues { $0.map { "\($0.keyData.first!)/\($0.submissionType)" }.sorted() }
+            #expect(placed == [start: ["1/0", "3/1"], start + 1: ["1/1", "2/0"]])
+            #expect(state.unpublished.isEmpty)
+        }
+    }
+
+    /// A key deleted after the read is not recorded, and its row's number, given to a key stored since (SQLite
+    /// numbers a new row after the last one left), does not carry the deleted key's hour over to the new key.
+    @Test(arguments: TestDatabase.all)
+    func aKeyStoredAfterTheReadIsLeftWaiting(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            let start = h.clock.now().epochSeconds / 3600
+            try await insert(h, [1, 2, 3], submittedAt: at(start))
+            let store = DistributionStore(database: h.database)
+            let keys = try await store.state(now: at(start)).unpublished
+            try #require(keys.count == 3)
+            let deleted = try #require(keys.first { $0.keyData.first == 3 })
+            try await h.database.withConnection { connection in
+                try await connection.raw("DELETE FROM diagnosis_keys WHERE key_data = \(bind: Data(deleted.keyData))").run()
+            }
+            try await insert(h, [9], submittedAt: at(start))
+            if kind == .sqlite {
+                let stored = try await store.state(now: at(start)).unpublished
+                #expect(stored.first { $0.keyData.first == 9 }?.storedRow == deleted.storedRow, "the new key has the deleted key's row")
+            }
+            try await store.record([(start, keys)], plannedThroughHour: start)
+            let state = try await store.state(now: at(start + 1))
+            #expect(state.published.mapValues { $0.map { $0.keyData.first! }.sorted() } == [start: [1, 2]])
+            #expect(state.unpublished.map { $0.keyData.first! } == [9])
+        }
+    }
+
+    /// On SQLite a placement names its key's row: a key that `state` did not read has none, and the transaction
+    /// that would record it records nothing.
+    @Test func aKeyNotReadFromTheStoreIsRefusedOnSQLite() async throws {
+        try await SubmissionHarness.run(.sqlite) { h in
+            let start = h.clock.now().epochSeconds / 3600
+            try await insert(h, [1], submittedAt: at(start))
+            let store = DistributionStore(database: h.database)
+            let read = try #require(try await store.state(now: at(start)).unpublished.first)
+            var made = read
+            made.storedRow = 0
+            #expect(made == read, "the row is not part of the key's value")
+            await #expect(throws: KeyNotReadFromStore.self) {
+                try await store.record([(start, [read, made])], plannedThroughHour: start)
+            }
+            let state = try await store.state(now: at(start + 1))
+            #expect(state.published.isEmpty)
+            #expect(state.unpublished.count == 1)
+            #expect(state.plannedThroughHour == nil)
+        }
+    }
+
     /// A run reads every key still waiting, and of the placed ones only those of the hours it asks for.
     @Test(arguments: TestDatabase.all)
     func onlyTheHoursAskedForAreReadOfThePlacedKeys(kind: TestDatabase) async throws {

@@ -11,10 +11,13 @@ public struct ExportableKey: Sendable, Equatable {
     public var submissionType: Int32
     /// Hours since the epoch of the submission.
     public var submissionHour: Int64
+    /// Where the store that read the key keeps it, if it numbers its rows (SQLite's rowid), else 0: recording
+    /// placements in this order writes each page of the table once. Not part of the key's value: `==` ignores it.
+    public var storedRow: Int64
 
     public init(
         keyData: [UInt8], rollingStartIntervalNumber: Int32, rollingPeriod: Int32, transmissionRiskLevel: Int32,
-        submissionType: Int32 = 0, submissionHour: Int64
+        submissionType: Int32 = 0, submissionHour: Int64, storedRow: Int64 = 0
     ) {
         precondition(keyData.count == 16, "a diagnosis key has 16 bytes")
         var high: UInt64 = 0
@@ -28,6 +31,13 @@ public struct ExportableKey: Sendable, Equatable {
         self.transmissionRiskLevel = transmissionRiskLevel
         self.submissionType = submissionType
         self.submissionHour = submissionHour
+        self.storedRow = storedRow
+    }
+
+    public static func == (lhs: ExportableKey, rhs: ExportableKey) -> Bool {
+        (lhs.high, lhs.low, lhs.rollingStartIntervalNumber, lhs.rollingPeriod, lhs.transmissionRiskLevel)
+            == (rhs.high, rhs.low, rhs.rollingStartIntervalNumber, rhs.rollingPeriod, rhs.transmissionRiskLevel)
+            && (lhs.submissionType, lhs.submissionHour) == (rhs.submissionType, rhs.submissionHour)
     }
 
     public var keyData: [UInt8] {

@@ -15,7 +15,7 @@ public struct DistributionStore: Sendable {
     /// the keys lie all over the table, so a transaction per hour made a first run half as long again.
     public var keysPerTransaction = 50_000
 
-    /// Keys per UPDATE that records placements: a bind each on SQLite, far below its limit.
+    /// Keys per statement that records placements: PostgreSQL's UPDATE, SQLite's INSERT into a temporary table.
     static let recordChunkSize = 5_000
 
     public init(database: Database, minimumRiskLevel: Int = 3, lookbackDays: Int = 10) {
@@ -33,6 +33,7 @@ public struct DistributionStore: Sendable {
         // Rows are decoded as they arrive instead of being collected first: a million rows of a database driver
         // weigh several times the compact keys.
         let collector = KeyCollector()
+        let numbersRows = database.dialect == .sqlite
         let plannedThroughHour = try await database.withConnection { connection in
             try await connection.forEachRow(
                 SelectKeys.self,
@@ -42,11 +43,13 @@ public struct DistributionStore: Sendable {
                 ],
                 otherwise: Self.selectKeys(minimumRiskLevel: minimumRiskLevel, firstHour: firstHour, hours: hours)
             ) { columns in
+                let storedRow = numbersRows ? try columns.next(Int64.self) : 0
                 let keyData = try columns.next(Data.self)
                 guard keyData.count == 16 else { return }
                 let key = ExportableKey(
                     keyData: Array(keyData), rollingStartIntervalNumber: try columns.next(), rollingPeriod: try columns.next(),
-                    transmissionRiskLevel: try columns.next(), submissionType: try columns.next(), submissionHour: try columns.next()
+                    transmissionRiskLevel: try columns.next(), submissionType: try columns.next(), submissionHour: try columns.next(),
+                    storedRow: storedRow
                 )
                 collector.add(key, publishedHour: try columns.next(Int64?.self))
             }
@@ -77,14 +80,15 @@ public struct DistributionStore: Sendable {
             """
     }
 
-    /// SQLite's form. The window holds most of the table (10 of 14 days by default): SQLite reads the table in order
-    /// faster than it follows the submission-time index to rows all over it (2.5 times, 1,000,000 keys).
+    /// SQLite's form, with each row's number first (`ExportableKey.storedRow`). The window holds most of the table
+    /// (10 of 14 days by default): SQLite reads the table in order faster than it follows the submission-time index
+    /// to rows all over it (2.5 times, 1,000,000 keys).
     private static func selectKeys(minimumRiskLevel: Int, firstHour: Int64, hours: [Range<Int64>]) -> SQLQueryString {
         let ranges = hours.map { hours -> SQLQueryString in
             "published_hour BETWEEN \(bind: hours.lowerBound) AND \(bind: hours.upperBound - 1)"
         }
         return """
-            SELECT \(unsafeRaw: keyColumns) FROM diagnosis_keys NOT INDEXED
+            SELECT rowid, \(unsafeRaw: keyColumns) FROM diagnosis_keys NOT INDEXED
             WHERE transmission_risk_level >= \(bind: minimumRiskLevel) AND submission_timestamp >= \(bind: firstHour)
                 AND (
             """ + (["published_hour IS NULL"] + ranges).joined(separator: " OR ") + ")"
@@ -106,7 +110,8 @@ public struct DistributionStore: Sendable {
     /// also moves the planned hour to its last hour. A run stopped midway (or one whose database gave up) leaves a
     /// consistent record, the hours up to one and none after, which the next run continues; and no transaction
     /// grows with the whole window, which a first run over a national database would need minutes for
-    /// (PostgreSQL: about 24 µs a key here), past `DATABASE_TIMEOUT`.
+    /// (PostgreSQL: about 24 µs a key here), past `DATABASE_TIMEOUT`. The keys are those `state` read: on SQLite
+    /// their row numbers say where they are (`KeyNotReadFromStore` otherwise).
     public func record(_ placements: [(hour: Int64, keys: [ExportableKey])], plannedThroughHour: Int64) async throws {
         var batch: [(hour: Int64, keys: [ExportableKey])] = []
         var keysInBatch = 0
@@ -125,16 +130,9 @@ public struct DistributionStore: Sendable {
     private func record(_ placements: [(hour: Int64, keys: [ExportableKey])], through plannedThroughHour: Int64) async throws {
         let dialect = database.dialect
         try await database.transaction { connection in
-            for (hour, keys) in placements {
-                // A key is named by its data and submission type; an hour's keys usually share one type.
-                let types = Set(keys.map(\.submissionType))
-                for type in types.sorted() {
-                    let keysOfType = types.count == 1 ? keys : keys.filter { $0.submissionType == type }
-                    for start in stride(from: 0, to: keysOfType.count, by: Self.recordChunkSize) {
-                        let chunk = keysOfType[start..<min(start + Self.recordChunkSize, keysOfType.count)]
-                        try await Self.markPublished(chunk, type: type, hour: hour, dialect: dialect, on: connection)
-                    }
-                }
+            switch dialect {
+            case .postgres: try await Self.markPublished(placements, on: connection)
+            case .sqlite: try await Self.markPublishedInTableOrder(placements, on: connection)
             }
             try await Self.setPlannedThroughHour(plannedThroughHour, on: connection)
         }
@@ -147,25 +145,76 @@ public struct DistributionStore: Sendable {
             """).run()
     }
 
-    private static func markPublished(
-        _ keys: ArraySlice<ExportableKey>, type: Int32, hour: Int64, dialect: Database.Dialect, on connection: any SQLDatabase
-    ) async throws {
-        switch dialect {
-        case .postgres:
-            // One array bind: the statement's text is the same for every chunk.
-            let keyData = keys.map { ByteBuffer(bytes: $0.keyData) }
-            _ = try await connection.execute(MarkPublished.self, binds: [hour, keyData, type])
-        case .sqlite:
-            try await connection.raw("""
-                UPDATE diagnosis_keys SET published_hour = \(bind: hour)
-                WHERE submission_type = \(bind: type) AND key_data IN \(bindList: keys.map { Data($0.keyData) })
-                """).run()
+    /// PostgreSQL's form: an UPDATE per hour and submission type (a key is named by its data and type; an hour's
+    /// keys usually share one type), the key data as one array bind, so the statement's text is the same for every
+    /// chunk.
+    private static func markPublished(_ placements: [(hour: Int64, keys: [ExportableKey])], on connection: any SQLDatabase) async throws {
+        for (hour, keys) in placements {
+            let types = Set(keys.map(\.submissionType))
+            for type in types.sorted() {
+                let keysOfType = types.count == 1 ? keys : keys.filter { $0.submissionType == type }
+                for start in stride(from: 0, to: keysOfType.count, by: recordChunkSize) {
+                    let keyData = keysOfType[start..<min(start + recordChunkSize, keysOfType.count)].map { ByteBuffer(bytes: $0.keyData) }
+                    _ = try await connection.execute(MarkPublished.self, binds: [hour, keyData, type])
+                }
+            }
         }
     }
 
     private enum MarkPublished: PreparedStatement {
         static let sql = "UPDATE diagnosis_keys SET published_hour = $1 WHERE key_data = ANY($2::BYTEA[]) AND submission_type = $3"
     }
+
+    /// SQLite's form: the transaction's placements go into a temporary table in the order of the rows they name,
+    /// and one UPDATE walks the table in that order, so each page of it is written once. Named by key data, each
+    /// key's lookup went through the primary key's index to a row anywhere in the table, and pages written early in
+    /// a transaction were written again by its later keys: 3.7 million reads and writes of 4 KB for a first run
+    /// over 1,000,000 keys (docs/benchmarks.md, twenty-ninth round).
+    ///
+    /// A row whose data and type are no longer the key's keeps its hour: SQLite may give a new row the number of
+    /// the table's last row if that one was deleted after the read.
+    private static func markPublishedInTableOrder(
+        _ placements: [(hour: Int64, keys: [ExportableKey])], on connection: any SQLDatabase
+    ) async throws {
+        var placed: [(key: ExportableKey, hour: Int64)] = []
+        placed.reserveCapacity(placements.reduce(0) { $0 + $1.keys.count })
+        for (hour, keys) in placements {
+            for key in keys {
+                guard key.storedRow > 0 else { throw KeyNotReadFromStore() }
+                placed.append((key, hour))
+            }
+        }
+        guard !placed.isEmpty else { return }
+        placed.sort { $0.key.storedRow < $1.key.storedRow }
+        try await connection.raw("""
+            CREATE TABLE temp.placed_keys (
+                stored_row INTEGER PRIMARY KEY, key_data BLOB NOT NULL, submission_type INTEGER NOT NULL, hour BIGINT NOT NULL
+            )
+            """).run()
+        // Four binds a key: far below SQLite's limit at `recordChunkSize` keys a statement.
+        for start in stride(from: 0, to: placed.count, by: recordChunkSize) {
+            let rows = placed[start..<min(start + recordChunkSize, placed.count)].map { key, hour -> SQLQueryString in
+                "(\(bind: key.storedRow), \(bind: Data(key.keyData)), \(bind: key.submissionType), \(bind: hour))"
+            }
+            try await connection.raw(
+                "INSERT OR REPLACE INTO placed_keys (stored_row, key_data, submission_type, hour) VALUES " + rows.joined(separator: ", ")
+            ).run()
+        }
+        try await connection.raw("""
+            UPDATE diagnosis_keys SET published_hour = COALESCE((
+                SELECT hour FROM placed_keys AS placed WHERE placed.stored_row = diagnosis_keys.rowid
+                    AND placed.key_data = diagnosis_keys.key_data AND placed.submission_type = diagnosis_keys.submission_type
+            ), published_hour)
+            WHERE rowid IN (SELECT stored_row FROM placed_keys)
+            """).run()
+        try await connection.raw("DROP TABLE placed_keys").run()
+    }
+}
+
+/// A key to record on SQLite that `DistributionStore.state` did not read, so has no row number: the keys of the
+/// placements come from the state.
+struct KeyNotReadFromStore: Error, CustomStringConvertible {
+    var description: String { "a placed key was not read from the store: its row is unknown" }
 }
 
 /// Gathers keys as the driver hands them over (SQLite's from its connection's thread, hence the lock).
