@@ -188,6 +188,55 @@ import Testing
         }
     }
 
+    /// SQLite's placements travel as JSON: every byte of the key in order, in hex, beside its row, type and hour.
+    @Test func placementRowsSpellEachKeyInOrder() {
+        let key = ExportableKey(
+            keyData: Array(0...15) as [UInt8], rollingStartIntervalNumber: 1, rollingPeriod: 144, transmissionRiskLevel: 6,
+            submissionType: 1, submissionHour: 2, storedRow: 7
+        )
+        var other = key
+        other.storedRow = 1_234_567_890_123
+        other.high = .max
+        #expect(PlacementRows([(key, 5), (other, 472_222)]).json == """
+            [[7,"000102030405060708090a0b0c0d0e0f",1,5],[1234567890123,"ffffffffffffffff08090a0b0c0d0e0f",1,472222]]
+            """)
+        #expect(PlacementRows([]).json == "[]")
+    }
+
+    /// A key keeps its row number and fields in 40 bytes: a first run holds a million keys several times over.
+    @Test func aKeyTakesFortyBytes() {
+        #expect(MemoryLayout<ExportableKey>.stride == 40)
+        var key = ExportableKey(
+            keyData: Array(repeating: 1, count: 16), rollingStartIntervalNumber: 1, rollingPeriod: 144, transmissionRiskLevel: 8,
+            submissionType: 1, submissionHour: 2, storedRow: 3
+        )
+        #expect((key.rollingPeriod, key.transmissionRiskLevel, key.submissionType) == (144, 8, 1))
+        key.rollingPeriod = 255
+        #expect(key.rollingPeriod == 255)
+        #expect(!ExportableKey.fits(rollingPeriod: 256, transmissionRiskLevel: 1, submissionType: 0))
+        #expect(!ExportableKey.fits(rollingPeriod: 144, transmissionRiskLevel: -1, submissionType: 0))
+    }
+
+    /// A stored row no file could carry (written by hand: submissions refuse such keys) is left out of the read,
+    /// not a crash of the run, and the keys beside it are read.
+    @Test(arguments: TestDatabase.all)
+    func aRowOutOfRangeIsLeftOut(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            let start = h.clock.now().epochSeconds / 3600
+            try await insert(h, [1, 2, 3], submittedAt: at(start))
+            try await h.database.withConnection { connection in
+                try await connection.raw("""
+                    UPDATE diagnosis_keys SET rolling_period = 1000 WHERE key_data = \(bind: Data(repeating: 2, count: 16))
+                    """).run()
+                try await connection.raw("""
+                    UPDATE diagnosis_keys SET submission_type = -1 WHERE key_data = \(bind: Data(repeating: 3, count: 16))
+                    """).run()
+            }
+            let state = try await DistributionStore(database: h.database).state(now: at(start))
+            #expect(state.unpublished.map { $0.keyData.first! } == [1])
+        }
+    }
+
     /// A run reads every key still waiting, and of the placed ones only those of the hours it asks for.
     @Test(arguments: TestDatabase.all)
     func onlyTheHoursAskedForAreReadOfThePlacedKeys(kind: TestDatabase) async throws {

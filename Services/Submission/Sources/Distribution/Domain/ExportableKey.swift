@@ -1,20 +1,43 @@
-/// A stored diagnosis key as distribution sees it: compact (no heap allocation per key), so that a million of
-/// them fit comfortably in memory.
+/// A stored diagnosis key as distribution sees it: compact (40 bytes, no heap allocation per key), so that a
+/// million of them fit comfortably in memory, several times over while a run plans its files.
 public struct ExportableKey: Sendable, Equatable {
     /// The 16 key bytes as two big-endian halves: comparing (high, low) is comparing the bytes in order.
     public var high: UInt64
     public var low: UInt64
     public var rollingStartIntervalNumber: Int32
-    public var rollingPeriod: Int32
-    public var transmissionRiskLevel: Int32
-    /// With the key data, what names the stored row (a key may be stored once per submission type).
-    public var submissionType: Int32
+    /// The three small fields are kept in a byte each (see `fits`): with `storedRow`, the key stays at 40 bytes.
+    private var rollingPeriodByte: UInt8
+    private var transmissionRiskLevelByte: UInt8
+    private var submissionTypeByte: UInt8
     /// Hours since the epoch of the submission.
     public var submissionHour: Int64
     /// Where the store that read the key keeps it, if it numbers its rows (SQLite's rowid), else 0: recording
     /// placements in this order writes each page of the table once. Not part of the key's value: `==` ignores it.
     public var storedRow: Int64
 
+    public var rollingPeriod: Int32 {
+        get { Int32(rollingPeriodByte) }
+        set { rollingPeriodByte = UInt8(newValue) }
+    }
+
+    public var transmissionRiskLevel: Int32 {
+        get { Int32(transmissionRiskLevelByte) }
+        set { transmissionRiskLevelByte = UInt8(newValue) }
+    }
+
+    /// With the key data, what names the stored row (a key may be stored once per submission type).
+    public var submissionType: Int32 {
+        get { Int32(submissionTypeByte) }
+        set { submissionTypeByte = UInt8(newValue) }
+    }
+
+    /// Whether a key with these fields can be held: a rolling period, a risk level and a submission type of
+    /// 0...255 each. Submissions accept 1...144, 1...8 and the contract's few types.
+    public static func fits(rollingPeriod: Int32, transmissionRiskLevel: Int32, submissionType: Int32) -> Bool {
+        [rollingPeriod, transmissionRiskLevel, submissionType].allSatisfy { UInt8(exactly: $0) != nil }
+    }
+
+    /// The fields must `fit`.
     public init(
         keyData: [UInt8], rollingStartIntervalNumber: Int32, rollingPeriod: Int32, transmissionRiskLevel: Int32,
         submissionType: Int32 = 0, submissionHour: Int64, storedRow: Int64 = 0
@@ -27,9 +50,9 @@ public struct ExportableKey: Sendable, Equatable {
         self.high = high
         self.low = low
         self.rollingStartIntervalNumber = rollingStartIntervalNumber
-        self.rollingPeriod = rollingPeriod
-        self.transmissionRiskLevel = transmissionRiskLevel
-        self.submissionType = submissionType
+        self.rollingPeriodByte = UInt8(rollingPeriod)
+        self.transmissionRiskLevelByte = UInt8(transmissionRiskLevel)
+        self.submissionTypeByte = UInt8(submissionType)
         self.submissionHour = submissionHour
         self.storedRow = storedRow
     }

@@ -45,11 +45,15 @@ public struct DistributionStore: Sendable {
             ) { columns in
                 let storedRow = numbersRows ? try columns.next(Int64.self) : 0
                 let keyData = try columns.next(Data.self)
-                guard keyData.count == 16 else { return }
+                let (start, period, level, type): (Int32, Int32, Int32, Int32) =
+                    (try columns.next(), try columns.next(), try columns.next(), try columns.next())
+                // No file could carry a key of other sizes (the submission service stores none).
+                guard keyData.count == 16, ExportableKey.fits(rollingPeriod: period, transmissionRiskLevel: level, submissionType: type) else {
+                    return
+                }
                 let key = ExportableKey(
-                    keyData: Array(keyData), rollingStartIntervalNumber: try columns.next(), rollingPeriod: try columns.next(),
-                    transmissionRiskLevel: try columns.next(), submissionType: try columns.next(), submissionHour: try columns.next(),
-                    storedRow: storedRow
+                    keyData: Array(keyData), rollingStartIntervalNumber: start, rollingPeriod: period, transmissionRiskLevel: level,
+                    submissionType: type, submissionHour: try columns.next(), storedRow: storedRow
                 )
                 collector.add(key, publishedHour: try columns.next(Int64?.self))
             }
@@ -191,14 +195,14 @@ public struct DistributionStore: Sendable {
                 stored_row INTEGER PRIMARY KEY, key_data BLOB NOT NULL, submission_type INTEGER NOT NULL, hour BIGINT NOT NULL
             )
             """).run()
-        // Four binds a key: far below SQLite's limit at `recordChunkSize` keys a statement.
+        // One bind a statement, a JSON array that SQLite takes apart: bound one value at a time, four a key, the
+        // binds cost more CPU than the walk saved.
         for start in stride(from: 0, to: placed.count, by: recordChunkSize) {
-            let rows = placed[start..<min(start + recordChunkSize, placed.count)].map { key, hour -> SQLQueryString in
-                "(\(bind: key.storedRow), \(bind: Data(key.keyData)), \(bind: key.submissionType), \(bind: hour))"
-            }
-            try await connection.raw(
-                "INSERT OR REPLACE INTO placed_keys (stored_row, key_data, submission_type, hour) VALUES " + rows.joined(separator: ", ")
-            ).run()
+            let rows = PlacementRows(placed[start..<min(start + recordChunkSize, placed.count)])
+            try await connection.raw("""
+                INSERT OR REPLACE INTO placed_keys (stored_row, key_data, submission_type, hour)
+                SELECT value ->> 0, unhex(value ->> 1), value ->> 2, value ->> 3 FROM json_each(\(bind: rows.json))
+                """).run()
         }
         try await connection.raw("""
             UPDATE diagnosis_keys SET published_hour = COALESCE((
@@ -209,6 +213,37 @@ public struct DistributionStore: Sendable {
             """).run()
         try await connection.raw("DROP TABLE placed_keys").run()
     }
+}
+
+/// Placements as JSON for SQLite's `json_each`: `[[row, "key data in hex", submission type, hour], …]`.
+struct PlacementRows {
+    let json: String
+
+    init(_ placements: ArraySlice<(key: ExportableKey, hour: Int64)>) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(placements.count * 72)
+        bytes.append(UInt8(ascii: "["))
+        for (offset, (key, hour)) in placements.enumerated() {
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "["))
+            bytes += String(key.storedRow).utf8
+            bytes += #",""#.utf8
+            for half in [key.high, key.low] {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    bytes.append(Self.hexDigits[Int(half >> UInt64(shift) & 0xF)])
+                }
+            }
+            bytes += #"","#.utf8
+            bytes += String(key.submissionType).utf8
+            bytes.append(UInt8(ascii: ","))
+            bytes += String(hour).utf8
+            bytes.append(UInt8(ascii: "]"))
+        }
+        bytes.append(UInt8(ascii: "]"))
+        json = String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// A key to record on SQLite that `DistributionStore.state` did not read, so has no row number: the keys of the
