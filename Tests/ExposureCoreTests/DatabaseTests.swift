@@ -268,6 +268,24 @@ import Testing
         #expect(storedAfter == 2)
     }
 
+    /// SQLite keeps temporary tables in memory on every connection of a file: a container whose root file system
+    /// is read-only has no /var/tmp to write them to.
+    @Test func sqliteKeepsTemporaryTablesInMemory() async throws {
+        let settings = try await TestDatabase.sqlite.withFreshDatabase { database in
+            var settings: [Int?] = []
+            for _ in 0..<4 {
+                settings.append(try await database.withConnection { try await Self.tempStore(on: $0) })
+            }
+            settings.append(try await database.transaction { try await Self.tempStore(on: $0) })
+            return settings
+        }
+        #expect(settings == Array(repeating: 2, count: 5), "PRAGMA temp_store: 2 is MEMORY")
+    }
+
+    static func tempStore(on connection: any SQLDatabase) async throws -> Int? {
+        try await connection.raw("PRAGMA temp_store").first()?.decode(column: "temp_store", as: Int.self)
+    }
+
     /// The count a statement read while the first transaction was open, and the count after both.
     static func holdOneTransactionWhileAnotherWaits(on database: Database) async throws -> (Int?, Int?) {
         let count: @Sendable (any SQLDatabase) async throws -> Int? = {

@@ -225,6 +225,9 @@ final class SQLiteBackend: DatabaseBackend {
                 opened.append(connection)
                 _ = try await connection.query("PRAGMA busy_timeout = \(Int(busyTimeout / .milliseconds(1)))")
                 _ = try await connection.query("PRAGMA foreign_keys = ON")
+                // Temporary tables and sorts in memory, not in files under /var/tmp, which a container's root file
+                // system may not let it write: the largest is the distribution's table of placements, a few MB.
+                _ = try await connection.query("PRAGMA temp_store = MEMORY")
                 if case .file = storage {
                     try await Self.enableWAL(connection)
                     _ = try await connection.query("PRAGMA synchronous = NORMAL")
