@@ -34,7 +34,7 @@ public struct ExportableKey: Sendable, Equatable {
     /// Whether a key with these fields can be held: a rolling period, a risk level and a submission type of
     /// 0...255 each. Submissions accept 1...144, 1...8 and the contract's few types.
     public static func fits(rollingPeriod: Int32, transmissionRiskLevel: Int32, submissionType: Int32) -> Bool {
-        [rollingPeriod, transmissionRiskLevel, submissionType].allSatisfy { UInt8(exactly: $0) != nil }
+        UInt8(exactly: rollingPeriod) != nil && UInt8(exactly: transmissionRiskLevel) != nil && UInt8(exactly: submissionType) != nil
     }
 
     /// The fields must `fit`.

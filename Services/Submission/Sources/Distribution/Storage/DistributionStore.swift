@@ -47,10 +47,10 @@ public struct DistributionStore: Sendable {
                 let keyData = try columns.next(Data.self)
                 let (start, period, level, type): (Int32, Int32, Int32, Int32) =
                     (try columns.next(), try columns.next(), try columns.next(), try columns.next())
-                // No file could carry a key of other sizes (the submission service stores none).
-                guard keyData.count == 16, ExportableKey.fits(rollingPeriod: period, transmissionRiskLevel: level, submissionType: type) else {
-                    return
-                }
+                // A key of another length, or with a field `ExportableKey` cannot hold: no submission stores one.
+                guard keyData.count == 16,
+                    ExportableKey.fits(rollingPeriod: period, transmissionRiskLevel: level, submissionType: type)
+                else { return }
                 let key = ExportableKey(
                     keyData: Array(keyData), rollingStartIntervalNumber: start, rollingPeriod: period, transmissionRiskLevel: level,
                     submissionType: type, submissionHour: try columns.next(), storedRow: storedRow
@@ -190,13 +190,16 @@ public struct DistributionStore: Sendable {
         }
         guard !placed.isEmpty else { return }
         placed.sort { $0.key.storedRow < $1.key.storedRow }
+        // The table lives for this transaction; one left behind on the connection by a rollback that failed too
+        // would stop every later record.
+        try await connection.raw("DROP TABLE IF EXISTS temp.placed_keys").run()
         try await connection.raw("""
             CREATE TABLE temp.placed_keys (
                 stored_row INTEGER PRIMARY KEY, key_data BLOB NOT NULL, submission_type INTEGER NOT NULL, hour BIGINT NOT NULL
             )
             """).run()
-        // One bind a statement, a JSON array that SQLite takes apart: bound one value at a time, four a key, the
-        // binds cost more CPU than the walk saved.
+        // One bind per statement, a JSON array that SQLite takes apart: four binds a key, one value at a time, cost
+        // more CPU than the walk saved.
         for start in stride(from: 0, to: placed.count, by: recordChunkSize) {
             let rows = PlacementRows(placed[start..<min(start + recordChunkSize, placed.count)])
             try await connection.raw("""
@@ -228,11 +231,8 @@ struct PlacementRows {
             bytes.append(UInt8(ascii: "["))
             bytes += String(key.storedRow).utf8
             bytes += #",""#.utf8
-            for half in [key.high, key.low] {
-                for shift in stride(from: 60, through: 0, by: -4) {
-                    bytes.append(Self.hexDigits[Int(half >> UInt64(shift) & 0xF)])
-                }
-            }
+            Self.appendHex(key.high, to: &bytes)
+            Self.appendHex(key.low, to: &bytes)
             bytes += #"","#.utf8
             bytes += String(key.submissionType).utf8
             bytes.append(UInt8(ascii: ","))
@@ -244,6 +244,13 @@ struct PlacementRows {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The 8 bytes of `half`, most significant first, as 16 lowercase hex digits.
+    private static func appendHex(_ half: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 60, through: 0, by: -4) {
+            bytes.append(hexDigits[Int(half >> UInt64(shift) & 0xF)])
+        }
+    }
 }
 
 /// A key to record on SQLite that `DistributionStore.state` did not read, so has no row number: the keys of the
