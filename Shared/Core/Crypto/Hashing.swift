@@ -28,15 +28,18 @@ public enum SecretHash {
 extension Sequence where Element == UInt8 {
     /// Lower-case hexadecimal.
     public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
+        out.reserveCapacity(underestimatedCount * 2)
         for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+            out.append(lowerHexDigits[Int(byte >> 4)])
+            out.append(lowerHexDigits[Int(byte & 0x0F)])
         }
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// Built once, not on every call: the distribution spells a million keys in hex in its first run.
+private let lowerHexDigits = Array("0123456789abcdef".utf8)
 
 extension Sequence where Element == UInt8 {
     /// Unpadded base64url (RFC 4648 §5), as tokens, keys and JWKs use it.

@@ -231,8 +231,7 @@ struct PlacementRows {
             bytes.append(UInt8(ascii: "["))
             bytes += String(key.storedRow).utf8
             bytes += #",""#.utf8
-            Self.appendHex(key.high, to: &bytes)
-            Self.appendHex(key.low, to: &bytes)
+            bytes += key.keyData.hexString.utf8
             bytes += #"","#.utf8
             bytes += String(key.submissionType).utf8
             bytes.append(UInt8(ascii: ","))
@@ -241,15 +240,6 @@ struct PlacementRows {
         }
         bytes.append(UInt8(ascii: "]"))
         json = String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// The 8 bytes of `half`, most significant first, as 16 lowercase hex digits.
-    private static func appendHex(_ half: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 60, through: 0, by: -4) {
-            bytes.append(hexDigits[Int(half >> UInt64(shift) & 0xF)])
-        }
     }
 }
 
