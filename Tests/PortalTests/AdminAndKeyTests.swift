@@ -37,6 +37,31 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.all)
+    func theAuditListsTheLatestRequestsNewestFirst(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            #expect(try await h.audit([]) == "No teleTAN requests yet.")
+            let log = AuditLog(database: h.database)
+            for (index, officer) in ["anna", "bert", "cara"].enumerated() {
+                try await log.record(AuditEntry(
+                    officer: officer, source: .local, occurredAt: 1_750_000_000 + Int64(index) * 60, kind: .event,
+                    healthAuthority: "1.08.2.12.", outcome: index == 1 ? .officerLimited : .issued
+                ))
+            }
+            let latest = try await h.audit(["--limit", "2"]).split(separator: "\n")
+            #expect(latest == [
+                "TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME",
+                "2025-06-15T15:08:40Z\tlocal:cara\tEVENT\t1.08.2.12.\tissued",
+                "2025-06-15T15:07:40Z\tlocal:bert\tEVENT\t1.08.2.12.\tofficer_limited",
+            ])
+            #expect(try await h.audit(["--limit=5"]).split(separator: "\n").count == 4)
+            #expect(try await h.audit([]).split(separator: "\n").count == 4)
+            for limit in ["0", "100001", "ten", ""] {
+                await #expect(throws: UsageError.self) { try await h.audit(["--limit", limit]) }
+            }
+        }
+    }
+
     @Test func theSigningKeyIsCreatedOncePrivatelyWithItsPublicKeyBeside() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)/data")
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }

@@ -103,6 +103,11 @@ struct PortalHarness {
         try await PortalAdmin.users(words, database: database, cost: 4, environment: TestServices.environment(clock: clock), password: { password })
     }
 
+    /// `portal-service audit …` against the portal's database.
+    func audit(_ words: [String]) async throws -> String {
+        try await PortalAdmin.audit(words, database: database)
+    }
+
     func addOfficer(_ name: String, roles: String = "c19hotline,c19hotline_event") async throws {
         try await users(["add", name, "--roles", roles])
     }

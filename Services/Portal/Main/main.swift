@@ -14,7 +14,7 @@ await CommandLineTool(
         },
         .init("audit", summary: "the latest teleTAN requests: audit [--limit 100]") { words, settings in
             let configuration = try PortalConfiguration(settings)
-            print(try await PortalAdmin.audit(words, settings: settings, configuration: configuration, environment: ServiceEnvironment(logger: Logger(label: "exposure.portal"))))
+            print(try await PortalAdmin.audit(words, configuration: configuration, environment: ServiceEnvironment(logger: Logger(label: "exposure.portal"))))
         },
         .init("signing-key", summary: "create the signing key under DATA_DIR if missing and print where its public key is") { _, settings in
             let configuration = try PortalConfiguration(settings)

@@ -15,14 +15,8 @@ public enum PortalAdmin {
         environment: ServiceEnvironment,
         password: PasswordSource = PasswordInput.read
     ) async throws -> String {
-        let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment)
-        do {
-            let output = try await users(words, database: database, cost: configuration.bcryptCost, environment: environment, password: password)
-            await database.shutdown()
-            return output
-        } catch {
-            await database.shutdown()
-            throw error
+        try await withDatabase(configuration, environment) { database in
+            try await users(words, database: database, cost: configuration.bcryptCost, environment: environment, password: password)
         }
     }
 
@@ -82,17 +76,47 @@ public enum PortalAdmin {
     }
 
     /// The latest audit entries, newest first (`audit [--limit n]`).
-    public static func audit(_ words: [String], settings: Settings, configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> String {
-        let limit = try settings.int("LIMIT", default: 100, in: 1...100_000)
-        let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment)
-        defer { Task { await database.shutdown() } }
+    public static func audit(_ words: [String], configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> String {
+        let limit = try auditLimit(words)
+        return try await withDatabase(configuration, environment) { try await audit(limit: limit, database: $0) }
+    }
+
+    static func audit(_ words: [String], database: Database) async throws -> String {
+        try await audit(limit: try auditLimit(words), database: database)
+    }
+
+    private static func audit(limit: Int, database: Database) async throws -> String {
         let entries = try await AuditLog(database: database).recent(limit: limit)
         guard !entries.isEmpty else { return "No teleTAN requests yet." }
         let lines = entries.map { "\(iso($0.occurredAt))\t\($0.source.rawValue):\($0.officer)\t\($0.kind.rawValue)\t\($0.healthAuthority ?? "-")\t\($0.outcome.rawValue)" }
         return (["TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME"] + lines).joined(separator: "\n")
     }
 
+    /// `--limit n`: 100 entries unless told otherwise, at most 100,000.
+    static func auditLimit(_ words: [String]) throws -> Int {
+        guard let text = words.flag("limit") else { return 100 }
+        guard let limit = Int(text), (1...100_000).contains(limit) else {
+            throw UsageError("--limit takes a whole number from 1 to 100000, not '\(text)'")
+        }
+        return limit
+    }
+
     // MARK: Helpers
+
+    /// Opens the portal's database (migrating it), runs `body` and closes the database again, whatever `body` does.
+    private static func withDatabase<Output>(
+        _ configuration: PortalConfiguration, _ environment: ServiceEnvironment, _ body: (Database) async throws -> Output
+    ) async throws -> Output {
+        let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment)
+        do {
+            let output = try await body(database)
+            await database.shutdown()
+            return output
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
 
     static func validName(_ name: String) throws -> String {
         guard UserName.isWellFormed(name) else {
@@ -103,12 +127,7 @@ public enum PortalAdmin {
 
     /// `--roles a,b` or `--roles=a,b`; only the portal's roles, so that a typo does not create a useless account.
     static func parseRoles(_ words: [String]) throws -> Set<String> {
-        var text: String?
-        for (index, word) in words.enumerated() {
-            if word == "--roles", index + 1 < words.count { text = words[index + 1] }
-            if word.hasPrefix("--roles=") { text = String(word.dropFirst("--roles=".count)) }
-        }
-        guard let text else { throw UsageError("say which roles the user has: --roles c19hotline,c19hotline_event") }
+        guard let text = words.flag("roles") else { throw UsageError("say which roles the user has: --roles c19hotline,c19hotline_event") }
         let roles = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let unknown = roles.subtracting(OfficerRoles.all)
         guard unknown.isEmpty else {

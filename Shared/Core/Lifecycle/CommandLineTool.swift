@@ -110,6 +110,18 @@ extension Array where Element == String {
         }
         return result
     }
+
+    /// The value of a flag, `--name value` or `--name=value` (the last one given), or nil when it is absent. Commands
+    /// read their own flags from their words, not from `Settings`, so that an environment variable of the same name
+    /// (`LIMIT`, `ROLES`) cannot change what a command does.
+    public func flag(_ name: String) -> String? {
+        var value: String?
+        for (index, word) in enumerated() {
+            if word == "--\(name)", index + 1 < count { value = self[index + 1] }
+            if word.hasPrefix("--\(name)=") { value = String(word.dropFirst(name.count + 3)) }
+        }
+        return value
+    }
 }
 
 extension CommandLineTool.Command {
