@@ -46,6 +46,44 @@ import Testing
         }
     }
 
+    /// A statement whose preparation failed (its table renamed away for a moment) runs again once the table is back.
+    /// PostgresNIO would answer the failure on that connection for the connection's life, so the connection goes
+    /// and the pool opens another.
+    @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
+    func aFailedPreparationDoesNotOutliveItsCause(kind: TestDatabase) async throws {
+        try await kind.withFreshDatabase(poolSize: 1, preparesStatements: true) { database in
+            try await Self.prepare(database)
+            let before = try await Self.backend(database)
+            try await FailureInjection.withoutTable("things", in: database) {
+                await #expect(throws: (any Error).self) {
+                    try await database.withConnection { try await $0.execute(ThingsNamed.self, binds: [["one"]]) }
+                }
+            }
+            let found = try await database.withConnection { try Self.names(try await $0.execute(ThingsNamed.self, binds: [["one"]])) }
+            #expect(found == ["one"])
+            #expect(try await Self.backend(database) != before)
+        }
+    }
+
+    /// What running a statement raises, a constraint here, leaves its connection in the pool.
+    @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
+    func aConstraintViolationKeepsTheConnection(kind: TestDatabase) async throws {
+        try await kind.withFreshDatabase(poolSize: 1, preparesStatements: true) { database in
+            try await Self.prepare(database)
+            _ = try await database.withConnection { try await $0.execute(InsertThing.self, binds: [4, "four"]) }
+            let before = try await Self.backend(database)
+            await #expect(throws: (any Error).self) {
+                try await database.withConnection { try await $0.execute(InsertThing.self, binds: [4, "four again"]) }
+            }
+            #expect(try await Self.backend(database) == before)
+        }
+    }
+
+    /// The server process behind the pool's connection.
+    static func backend(_ database: Database) async throws -> Int {
+        try await database.withConnection { try await $0.raw("SELECT pg_backend_pid() AS pid").first()!.decode(column: "pid", as: Int.self) }
+    }
+
     /// The statement is kept by name on its connection when preparing is on, and never when it is off.
     @Test(arguments: TestDatabase.all.filter { $0 == .postgres }, [true, false])
     func postgresKeepsTheStatementByNameOnlyWhenPreparing(kind: TestDatabase, prepares: Bool) async throws {

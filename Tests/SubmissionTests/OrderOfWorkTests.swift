@@ -1,10 +1,6 @@
 import ExposureCore
 import ExposureTestSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import SQLKit
 import Testing
 
 @testable import Submission
@@ -17,7 +13,7 @@ import Testing
         // Padding makes the service write two statements (real keys, then their companions); the injected
         // failure hits the second, so the first one's rows must be rolled back.
         try await SubmissionHarness.run(kind, environment: ["KEY_PADDING_MULTIPLIER": "2"]) { harness in
-            try await FailureInjection.failInsertsOnceTableHolds(3, harness.database)
+            try await FailureInjection.fail(.insert, on: "diagnosis_keys", onceTableHolds: 3, in: harness.database)
             let tan = harness.verification.issue()
             let body = Payloads.bytes((1...3).map { Payloads.key(UInt8($0), today: harness.today, daysAgo: Int32($0)) })
             let start = ContinuousClock.now
@@ -29,7 +25,7 @@ import Testing
             // Verification was never asked, so the app's retry with the same TAN succeeds.
             #expect(harness.verification.callCount == 0)
 
-            try await FailureInjection.remove(harness.database)
+            try await FailureInjection.remove(from: "diagnosis_keys", in: harness.database)
             #expect(try await harness.submit(body, tan: tan).status == 200)
             #expect(try await harness.storedCount() == 6)
         }
@@ -37,7 +33,7 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func verificationDownAnswers500Fast(kind: TestDatabase) async throws {
-        let closedPort = try FailureInjection.closedPort()
+        let closedPort = ServiceProcess.freePort()
         try await SubmissionHarness.run(kind, environment: ["VERIFICATION_URL": "http://127.0.0.1:\(closedPort)"]) { harness in
             let start = ContinuousClock.now
             let response = try await harness.submit(Payloads.bytes([Payloads.key(1, today: harness.today)]), tan: harness.verification.issue())
@@ -85,66 +81,5 @@ import Testing
             #expect(harness.verification.callCount == 1)
             #expect(try await harness.storedCount() == 0)
         }
-    }
-}
-
-/// Database failures on demand, by trigger, on either dialect.
-enum FailureInjection {
-    /// Makes every insert into `diagnosis_keys` fail once the table holds `rows` rows.
-    static func failInsertsOnceTableHolds(_ rows: Int, _ database: Database) async throws {
-        try await database.withConnection { connection in
-            switch database.dialect {
-            case .sqlite:
-                try await connection.raw("""
-                    CREATE TRIGGER injected_failure BEFORE INSERT ON diagnosis_keys
-                    WHEN (SELECT COUNT(*) FROM diagnosis_keys) >= \(unsafeRaw: "\(rows)")
-                    BEGIN SELECT RAISE(ABORT, 'injected failure'); END
-                    """).run()
-            case .postgres:
-                try await connection.raw("""
-                    CREATE FUNCTION injected_failure() RETURNS trigger AS $$
-                    BEGIN
-                        IF (SELECT COUNT(*) FROM diagnosis_keys) >= \(unsafeRaw: "\(rows)") THEN
-                            RAISE EXCEPTION 'injected failure';
-                        END IF;
-                        RETURN NEW;
-                    END $$ LANGUAGE plpgsql
-                    """).run()
-                try await connection.raw("""
-                    CREATE TRIGGER injected_failure BEFORE INSERT ON diagnosis_keys
-                    FOR EACH ROW EXECUTE FUNCTION injected_failure()
-                    """).run()
-            }
-        }
-    }
-
-    static func remove(_ database: Database) async throws {
-        try await database.withConnection { connection in
-            switch database.dialect {
-            case .sqlite:
-                try await connection.raw("DROP TRIGGER injected_failure").run()
-            case .postgres:
-                try await connection.raw("DROP TRIGGER injected_failure ON diagnosis_keys").run()
-                try await connection.raw("DROP FUNCTION injected_failure()").run()
-            }
-        }
-    }
-
-    /// A local port nothing listens on (bound, read and released).
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw RawHTTP.Failure(description: "bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -80,6 +80,19 @@ struct PostgresSession: SQLDatabase {
     }
 }
 
+extension PostgresSession {
+    /// Whether `error` may have come from preparing a statement rather than from running it. PostgresNIO keeps a
+    /// failed preparation and answers every later use of that statement on the connection with the same error,
+    /// however the database recovers (a table locked or renamed for a moment, a cancelled query): the connection
+    /// is of no more use for it. What running a prepared statement raises is bad data (SQLSTATE class 22), a
+    /// constraint (23), a serialization failure or deadlock (40) or a trigger's exception (P0), and leaves the
+    /// connection sound; anything else, a broken connection included, may be a failed preparation.
+    static func mayHaveFailedPreparation(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return true }
+        return !["22", "23", "40", "P0"].contains(String(state.prefix(2)))
+    }
+}
+
 /// The names of the statement types run so far, each made once.
 private let statementNames = Memo<ObjectIdentifier, String>()
 

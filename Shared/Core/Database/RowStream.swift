@@ -80,8 +80,14 @@ extension PostgresSession {
         var bindings = PostgresBindings(capacity: binds.count)
         for bind in binds { try bindings.append(bind) }
         if preparesStatements {
-            for try await row in try await connection.execute(Named<Statement>(bindings: bindings), logger: logger) {
-                try body(row)
+            do {
+                for try await row in try await connection.execute(Named<Statement>(bindings: bindings), logger: logger) {
+                    try body(row)
+                }
+            } catch let error as PSQLError where Self.mayHaveFailedPreparation(error) {
+                // The pool opens a new connection in its place, which prepares the statement afresh.
+                try? await connection.close()
+                throw error
             }
         } else {
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: Statement.sql, binds: bindings), logger: logger) {
