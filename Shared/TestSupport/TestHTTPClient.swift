@@ -23,9 +23,11 @@ public struct TestResponse: Sendable {
 /// Real HTTP against a service listening on localhost, as an app, a lab or another service would call it.
 public struct TestHTTPClient: Sendable {
     public let baseURL: String
+    public let port: Int
 
     public init(port: Int, host: String = "127.0.0.1") {
         self.baseURL = "http://\(host):\(port)"
+        self.port = port
     }
 
     public func request(
