@@ -61,7 +61,19 @@ import Testing
             }
             let found = try await database.withConnection { try Self.names(try await $0.execute(ThingsNamed.self, binds: [["one"]])) }
             #expect(found == ["one"])
-            #expect(try await Self.backend(database) != before)
+            let replaced = try await Self.backend(database)
+            #expect(replaced != before)
+
+            // In a transaction the connection stays open for the ROLLBACK and goes afterwards: the database's own
+            // error comes back, not a wait for the deadline on a connection closed under the transaction.
+            try await FailureInjection.withoutTable("things", in: database) {
+                let error = await #expect(throws: (any Error).self) {
+                    try await database.transaction { try await $0.execute(InsertThing.self, binds: [Int64(5), "five"]) }
+                }
+                #expect(!(error is DatabaseTimeoutError))
+            }
+            #expect(try await database.transaction { try await $0.execute(InsertThing.self, binds: [Int64(5), "five"]).count } == 1)
+            #expect(try await Self.backend(database) != replaced)
         }
     }
 

@@ -170,11 +170,19 @@ final class PostgresBackend: DatabaseBackend {
 
     func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await body(PostgresSession(
+            let session = PostgresSession(
                 connection: connection,
                 base: connection.sql(queryLogLevel: nil, logger: self.logger),
                 preparesStatements: self.preparesStatements
-            ))
+            )
+            do {
+                let result = try await body(session)
+                if session.retirement.isRetired { try? await connection.close() }
+                return result
+            } catch {
+                if session.retirement.isRetired { try? await connection.close() }
+                throw error
+            }
         }
     }
 

@@ -2,6 +2,7 @@ import Logging
 import PostgresKit
 import PostgresNIO
 import SQLKit
+import Synchronization
 
 /// A value a prepared statement binds: a type PostgresNIO encodes itself (integers, strings, `Bool`, `ByteBuffer`
 /// and arrays of them). A nil is not one: the statement's parameter types are fixed when it is first prepared.
@@ -54,6 +55,8 @@ struct PostgresSession: SQLDatabase {
     let base: any SQLDatabase
     /// False sends a `PreparedStatement`'s text unnamed, as SQLKit does.
     let preparesStatements: Bool
+    /// Whether the connection is to be closed when its lease ends, instead of going back to the pool.
+    let retirement = ConnectionRetirement()
 
     var logger: Logger { base.logger }
     var eventLoop: any EventLoop { base.eventLoop }
@@ -91,6 +94,19 @@ extension PostgresSession {
         guard let state = error.serverInfo?[.sqlState] else { return true }
         return !["22", "23", "40", "P0"].contains(String(state.prefix(2)))
     }
+}
+
+/// Marks a leased connection for closing once its lease ends. Closed at once, the connection would hang the
+/// statements its holder still sends (a transaction's ROLLBACK waited for `DATABASE_TIMEOUT`); closed at the end
+/// of the lease, it leaves the pool, which opens another in its place.
+final class ConnectionRetirement: Sendable {
+    private let retired = Mutex(false)
+
+    func retire() {
+        retired.withLock { $0 = true }
+    }
+
+    var isRetired: Bool { retired.withLock { $0 } }
 }
 
 /// The names of the statement types run so far, each made once.

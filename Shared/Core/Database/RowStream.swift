@@ -85,8 +85,7 @@ extension PostgresSession {
                     try body(row)
                 }
             } catch let error as PSQLError where Self.mayHaveFailedPreparation(error) {
-                // The pool opens a new connection in its place, which prepares the statement afresh.
-                try? await connection.close()
+                retirement.retire()
                 throw error
             }
         } else {
