@@ -132,7 +132,7 @@ private struct TANVerificationRequests: Sendable {
             return .valid(teleTANType: ok.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE)
         case .notFound, .badRequest:
             return .refused
-        case .notAcceptable, .internalServerError, .undocumented:
+        case .notAcceptable, .unsupportedMediaType, .internalServerError, .undocumented:
             throw failed(status: Self.status(of: output))
         }
     }
@@ -161,6 +161,7 @@ private struct TANVerificationRequests: Sendable {
         case .badRequest: 400
         case .notAcceptable: 406
         case .contentTooLarge: 413
+        case .unsupportedMediaType: 415
         case .internalServerError: 500
         case .undocumented(let status, _): status
         }
@@ -172,6 +173,7 @@ private struct TANVerificationRequests: Sendable {
         case .badRequest: 400
         case .notFound: 404
         case .notAcceptable: 406
+        case .unsupportedMediaType: 415
         case .internalServerError: 500
         case .undocumented(let status, _): status
         }

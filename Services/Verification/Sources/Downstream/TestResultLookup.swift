@@ -102,6 +102,7 @@ private struct Requests: Sendable {
         case .ok: "200"
         case .badRequest: "400"
         case .contentTooLarge: "413"
+        case .unsupportedMediaType: "415"
         case .internalServerError: "500"
         case .undocumented(let statusCode, _): "\(statusCode)"
         }
@@ -112,6 +113,7 @@ private struct Requests: Sendable {
         case .ok: "200"
         case .badRequest: "400"
         case .contentTooLarge: "413"
+        case .unsupportedMediaType: "415"
         case .internalServerError: "500"
         case .undocumented(let statusCode, _): "\(statusCode)"
         }

@@ -1,0 +1,30 @@
+import ExposureTestSupport
+import Foundation
+import Testing
+
+/// Test-result reads JSON bodies only: a body sent as anything else is refused with 415 and a JSON error, and
+/// nothing of it is stored.
+@Suite struct ContentTypeTests {
+    @Test(arguments: TestDatabase.all)
+    func bodiesThatAreNotJSONAre415(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let id = TestResultHarness.guid(1)
+            let auth = [("Authorization", "Bearer \(h.labKey)")]
+            let requests: [(TestHTTPClient, String, [String: Any], [(String, String)])] = [
+                (h.lab, "/api/v1/lab/results", ["testResults": [["id": id, "result": 2]]], auth),
+                (h.lab, "/api/v1/quicktest/results", ["testResults": [["id": id, "result": 7]]], auth),
+                (h.internal, "/api/v1/app/result", ["id": id], []),
+                (h.internal, "/api/v1/app/results", ["ids": [id]], []),
+            ]
+            for (client, path, body, headers) in requests {
+                let json = try JSONSerialization.data(withJSONObject: body)
+                for contentType in ["text/plain", "application/x-www-form-urlencoded", "application/xml"] {
+                    let response = try await client.postRaw(path, Array(json), headers: headers, contentType: contentType)
+                    #expect(response.status == 415, "\(path) as \(contentType)")
+                    #expect(response.json["error"] as? String == "unsupported_media_type", "\(path) as \(contentType)")
+                }
+            }
+            #expect(try await h.count() == 0)
+        }
+    }
+}
