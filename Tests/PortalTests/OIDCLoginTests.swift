@@ -130,4 +130,59 @@ import Testing
             }
         }
     }
+
+    /// Whatever goes wrong on the way back from the provider, the browser is sent to sign in again and gets no
+    /// session: the provider's own error, no code, a sign-in left longer than ten minutes, a code the provider's
+    /// token endpoint does not take. Without OIDC configured its pages do not exist.
+    @Test(arguments: TestDatabase.all)
+    func aFailureOnTheWayBackSignsNobodyIn(kind: TestDatabase) async throws {
+        let provider = TestOIDCProvider(clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))
+        try await provider.run {
+            try await PortalHarness.run(on: kind, portal: ["PUBLIC_URL": Self.publicURL], oidc: provider) { h in
+                /// Starts a sign-in and returns the callback the provider sends the browser to, with or without the
+                /// provider's code, and with `extra` added.
+                func callback(_ browser: PortalBrowser, keepingCode: Bool = true, adding extra: [URLQueryItem] = []) async throws -> String {
+                    let start = try await browser.get("/login/oidc")
+                    let provided = try await browser.get(try #require(start.header("Location")))
+                    let location = try #require(provided.header("Location"))
+                    var url = try #require(URLComponents(string: Self.local(location, browser)))
+                    url.queryItems = (url.queryItems ?? []).filter { keepingCode || $0.name != "code" } + extra
+                    return try #require(url.string)
+                }
+                func expectRefused(_ browser: PortalBrowser, _ url: String, _ comment: Comment) async throws {
+                    let answer = try await browser.get(url)
+                    #expect(answer.status == 303, comment)
+                    #expect(answer.header("Location") == "/login?notice=oidc-failed", comment)
+                    #expect(browser.cookies["portal_session"] == nil, comment)
+                }
+
+                let denied = h.browser()
+                // Even beside a code: the provider said no.
+                try await expectRefused(denied, try await callback(denied, adding: [URLQueryItem(name: "error", value: "access_denied")]), "provider's error")
+                let codeless = h.browser()
+                try await expectRefused(codeless, try await callback(codeless, keepingCode: false), "no code")
+
+                let slow = h.browser()
+                let late = try await callback(slow)
+                provider.clock.advance(by: 601)
+                try await expectRefused(slow, late, "after ten minutes")
+
+                provider.setTokenEndpointDown(true)
+                let unexchanged = h.browser()
+                try await expectRefused(unexchanged, try await callback(unexchanged), "token endpoint down")
+                provider.setTokenEndpointDown(false)
+
+                // The same sign-in, nothing wrong with it, goes through.
+                let browser = h.browser()
+                #expect(try await Self.signIn(browser).status == 200)
+                #expect(browser.cookies["portal_session"] != nil)
+            }
+        }
+        try await PortalHarness.run(on: kind) { h in
+            for path in ["/login/oidc", "/login/oidc/callback?state=x&code=y"] {
+                let answer = try await h.browser().get(path)
+                #expect(answer.status == 404, "\(path)")
+            }
+        }
+    }
 }

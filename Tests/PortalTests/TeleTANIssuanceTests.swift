@@ -94,6 +94,22 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func aFormWithoutAKnownTypeIsRefusedAndIssuesNothing(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let anna = try await h.signedIn("anna")
+            let token = try PortalBrowser.csrf(in: try await anna.get("/"))
+            for fields in [[("csrf", token)], [("csrf", token), ("type", "")], [("csrf", token), ("type", "OTHER")], [("csrf", token), ("type", "test")]] {
+                let refused = try await anna.post("/teletan", fields)
+                #expect(refused.status == 400, "\(fields)")
+                #expect(!refused.text.contains(#"id="teletan""#), "\(fields)")
+            }
+            #expect(try await h.auditRows().isEmpty)
+            // The officer's one teleTAN per interval was not taken by the refusals.
+            #expect(try await anna.issue("TEST").status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func formsWithoutTheSessionsCSRFTokenAreRefused(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind) { h in
             let anna = try await h.signedIn("anna")
