@@ -176,13 +176,13 @@ import Testing
                 "{\"testResults\": [{\"result\": 1}]}",
                 "{\"testResults\": [{\"id\": \"\(TestResultHarness.guid(1))\", \"result\": \"positive\"}]}",
             ]
-            for body in bodies {
-                let response = try await h.lab.postRaw("/api/v1/lab/results", Array(body.utf8), headers: auth)
-                #expect(response.status == 400, "body: \(body)")
-                #expect(response.json["error"] != nil)
+            for (path, _) in TestResultHarness.labPaths {
+                for body in bodies {
+                    let response = try await h.lab.postRaw(path, Array(body.utf8), headers: auth)
+                    #expect(response.status == 400, "\(path), body: \(body)")
+                    #expect(response.json["error"] != nil)
+                }
             }
-            let wrongType = try await h.lab.postRaw("/api/v1/lab/results", Array("{}".utf8), headers: auth, contentType: "text/plain")
-            #expect((400..<500).contains(wrongType.status))
             for body in ["{", "{\"id\": 1}", "{}"] {
                 let response = try await h.internal.postRaw("/api/v1/app/result", Array(body.utf8))
                 #expect(response.status == 400, "body: \(body)")
@@ -194,10 +194,20 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func oversizedBodiesAreRefusedBeforeParsing(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind, environment: ["MAX_BODY_BYTES": "2048"]) { h in
-            let results: [[String: Any]] = (0..<40).map { ["id": TestResultHarness.guid($0), "result": 1] }
-            let response = try await h.post(results: results)
-            #expect(response.status == 413)
+            for (path, positive) in TestResultHarness.labPaths {
+                let results: [[String: Any]] = (0..<40).map { ["id": TestResultHarness.guid($0), "result": positive] }
+                let response = try await h.post(path, results: results)
+                #expect(response.status == 413, "\(path)")
+            }
             try #require(try await h.count() == 0)
+            // The internal listener has a body limit of its own: 10,000 bytes.
+            let ids = (0..<160).map { TestResultHarness.guid($0) }
+            let batch = try await h.internal.postJSON("/api/v1/app/results", ["ids": ids])
+            #expect(batch.status == 413)
+            #expect(batch.json["error"] as? String == "payload_too_large")
+            let padded = try await h.internal.postRaw("/api/v1/app/result", Array((#"{"id": ""# + String(repeating: "a", count: 10_000) + #""}"#).utf8))
+            #expect(padded.status == 413)
+            #expect(padded.json["error"] as? String == "payload_too_large")
         }
     }
 

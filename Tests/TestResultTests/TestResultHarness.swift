@@ -13,6 +13,8 @@ struct TestResultHarness {
     let database: Database
 
     static let labID = "lab-berlin"
+    /// The two paths labs post to, each with a positive result of its kind.
+    static let labPaths: [(path: String, positive: Int)] = [("/api/v1/lab/results", 2), ("/api/v1/quicktest/results", 7)]
 
     static func run(
         on kind: TestDatabase,
