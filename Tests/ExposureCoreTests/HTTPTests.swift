@@ -91,6 +91,23 @@ import Testing
         }
     }
 
+    /// The database's check is a real round trip: a database that is gone makes the service not ready.
+    @Test(arguments: TestDatabase.all)
+    func theDatabaseCheckFollowsTheDatabase(kind: TestDatabase) async throws {
+        try await kind.withFreshDatabaseURL { url in
+            let database = try await Database.connect(url, poolSize: 1, logger: TestLogger.quiet)
+            try await withListener(readiness: [.database(database)]) { client in
+                let ready = try await client.get("/health/ready")
+                #expect(ready.status == 200)
+                #expect(ready.json["checks"] as? [String: String] == ["database": "up"])
+                await database.shutdown()
+                let gone = try await client.get("/health/ready")
+                #expect(gone.status == 503)
+                #expect(gone.json["checks"] as? [String: String] == ["database": "down"])
+            }
+        }
+    }
+
     @Test func readinessTimesOutAHangingDependency() async throws {
         let checks = [ReadinessCheck(name: "slow") { try await Task.sleep(for: .seconds(30)) }]
         try await withListener(readiness: checks) { client in

@@ -57,6 +57,26 @@ import Testing
         }
     }
 
+    /// Health and metrics answer beside the API: ready while the database and verification are, not ready when
+    /// verification is not.
+    @Test(arguments: TestDatabase.all)
+    func healthAndMetricsAnswer(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { harness in
+            #expect(try await harness.client.get("/health/live").status == 200)
+            let ready = try await harness.client.get("/health/ready")
+            #expect(ready.status == 200)
+            #expect(ready.json["checks"] as? [String: String] == ["database": "up", "verification": "up"])
+            let metrics = try await harness.client.get("/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.text.contains("http_request_duration_seconds"))
+        }
+        try await SubmissionHarness.run(kind, environment: ["VERIFICATION_URL": "http://127.0.0.1:\(ServiceProcess.freePort())"]) { harness in
+            let ready = try await harness.client.get("/health/ready")
+            #expect(ready.status == 503)
+            #expect(ready.json["checks"] as? [String: String] == ["database": "up", "verification": "down"])
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func headersAreChecked(kind: TestDatabase) async throws {
         try await SubmissionHarness.run(kind) { harness in
