@@ -185,4 +185,24 @@ import Testing
             }
         }
     }
+
+    /// With `LOCAL_LOGIN=false` the page offers the provider only, and a local account cannot sign in even with its
+    /// right password.
+    @Test(arguments: TestDatabase.all)
+    func withoutLocalLoginOnlyTheProviderSignsIn(kind: TestDatabase) async throws {
+        let provider = TestOIDCProvider(clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))
+        try await provider.run {
+            try await PortalHarness.run(on: kind, portal: ["PUBLIC_URL": Self.publicURL, "LOCAL_LOGIN": "false"], oidc: provider) { h in
+                try await h.addOfficer("anna")
+                let browser = h.browser()
+                let page = try await browser.get("/login")
+                #expect(page.text.contains(#"id="sign-in-oidc""#))
+                #expect(!page.text.contains(#"id="username""#))
+                let refused = try await browser.post("/login", [("csrf", "x"), ("username", "anna"), ("password", PortalHarness.password)])
+                #expect(refused.status == 404)
+                #expect(browser.cookies["portal_session"] == nil)
+                #expect(try await Self.signIn(browser).status == 200)
+            }
+        }
+    }
 }
