@@ -8,50 +8,18 @@ import Testing
 /// nothing stored. Byte-level mutations of valid requests may still be valid; those must succeed cleanly.
 /// `FUZZ_SEED=<n>` replays a run.
 @Suite struct JSONFuzzTests {
-    /// A random JSON value, nested at most `depth` levels.
-    static func randomValue(_ fuzz: ByteMutator, depth: Int = 3) -> Any {
-        switch fuzz.int(0..<(depth > 0 ? 9 : 7)) {
-        case 0: return NSNull()
-        case 1: return fuzz.chance(0.5)
-        case 2: return fuzz.pick([0, -1, 1, Int.max, Int.min, 1_750_000_000])
-        case 3: return fuzz.pick([0.5, -1e308, 1e308, 3.14])
-        case 4: return fuzz.pick(["", "GUID", "TELETAN", "guid", "R3ZNUEV9JA", "{}", "\u{0}", "🦠", String(repeating: "a", count: 5_000)])
-        case 5: return Codes.uuidV4(using: SystemRandomSource()).uppercased()
-        case 6: return String(decoding: fuzz.bytes(maxCount: 40).map { $0 & 0x7F }, as: UTF8.self)
-        case 7: return (0..<fuzz.int(0..<4)).map { _ in randomValue(fuzz, depth: depth - 1) }
-        default:
-            var object: [String: Any] = [:]
-            for _ in 0..<fuzz.int(0..<4) {
-                object[fuzz.pick(["key", "keyType", "keyDob", "registrationToken", "tan", "x", ""])] = randomValue(fuzz, depth: depth - 1)
-            }
-            return object
-        }
-    }
-
-    /// `template` with one field removed or replaced by a different random value (and maybe joined by an unknown
-    /// one). Fields are picked in sorted order, so that a seed replays the same run (dictionary order does not).
-    static func twisted(_ template: [String: Any], _ fuzz: ByteMutator) -> Any {
-        var object = template
-        let field = fuzz.pick(template.keys.sorted())
-        if fuzz.int(0..<3) == 0 {
-            object[field] = nil
-            return object
-        }
-        // A draw equal to the original (say "TELETAN" for keyType) would leave the request valid.
-        let original = encode(template[field]!)
-        repeat { object[field] = randomValue(fuzz, depth: 1) } while encode(object[field]!) == original
-        if fuzz.chance(0.5) { object["unexpected"] = randomValue(fuzz, depth: 1) }
-        return object
-    }
-
-    static func encode(_ value: Any) -> [UInt8] {
-        Array((try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed])) ?? Data("null".utf8))
+    static func fuzzer(seed: UInt64) -> JSONFuzz {
+        JSONFuzz(
+            ByteMutator(defaultSeed: seed),
+            words: ["GUID", "TELETAN", "guid", "R3ZNUEV9JA"],
+            fieldNames: ["key", "keyType", "keyDob", "registrationToken", "tan", "tans", "redemptionKey"]
+        )
     }
 
     @Test(arguments: TestDatabase.all)
     func randomJSONIsRefusedWithoutASideEffect(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
-            let fuzz = ByteMutator(defaultSeed: 424_242)
+            let fuzz = Self.fuzzer(seed: 424_242)
             // Valid requests to twist: a registered GUID, its token and TAN, and a teleTAN.
             let guid = VerificationHarness.hashedGUID()
             try await h.labPosts(guid, result: 2)
@@ -73,7 +41,7 @@ import Testing
             var statuses: [Int: Int] = [:]
             for round in 0..<600 {
                 let endpoint = endpoints[round % endpoints.count]
-                let body = round % 2 == 0 ? Self.encode(Self.randomValue(fuzz)) : Self.encode(Self.twisted(endpoint.template, fuzz))
+                let body = JSONFuzz.encode(round % 2 == 0 ? fuzz.randomValue() : fuzz.twisted(endpoint.template))
                 let response = try await endpoint.client.postRaw(endpoint.path, body, headers: [("cwa-fake", "0")])
                 statuses[response.status, default: 0] += 1
                 #expect((400..<500).contains(response.status), "\(endpoint.path) \(String(decoding: body, as: UTF8.self).prefix(200)): \(response.status) \(response.text)")
@@ -98,11 +66,11 @@ import Testing
             try await h.labPosts(guid, result: 2)
             let token = try #require(try await h.register(guid: guid).json["registrationToken"] as? String)
             let requests: [(client: TestHTTPClient, path: String, body: [UInt8])] = [
-                (h.app, "/version/v1/registrationToken", Self.encode(["key": VerificationHarness.hashedGUID(), "keyType": "GUID"])),
-                (h.app, "/version/v1/testresult", Self.encode(["registrationToken": token])),
-                (h.app, "/version/v1/tan", Self.encode(["registrationToken": VerificationHarness.hashedGUID()])),
-                (h.internal, "/version/v1/tan/verify", Self.encode(["tan": Codes.uuidV4(using: SystemRandomSource())])),
-                (h.internal, "/version/v1/tans/verify", Self.encode(["tans": [Codes.uuidV4(using: SystemRandomSource())]])),
+                (h.app, "/version/v1/registrationToken", JSONFuzz.encode(["key": VerificationHarness.hashedGUID(), "keyType": "GUID"])),
+                (h.app, "/version/v1/testresult", JSONFuzz.encode(["registrationToken": token])),
+                (h.app, "/version/v1/tan", JSONFuzz.encode(["registrationToken": VerificationHarness.hashedGUID()])),
+                (h.internal, "/version/v1/tan/verify", JSONFuzz.encode(["tan": Codes.uuidV4(using: SystemRandomSource())])),
+                (h.internal, "/version/v1/tans/verify", JSONFuzz.encode(["tans": [Codes.uuidV4(using: SystemRandomSource())]])),
             ]
             var statuses: [Int: Int] = [:]
             for round in 0..<400 {
