@@ -43,7 +43,9 @@ final class PortalBrowser: @unchecked Sendable {
         if !cookieHeader.isEmpty { request.headers.add(name: "Cookie", value: cookieHeader) }
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            if !request.headers.contains(name: "Content-Type") {
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            }
             request.body = .bytes(ByteBuffer(string: body))
         }
         let response = try await Self.client.execute(request, timeout: .seconds(30))

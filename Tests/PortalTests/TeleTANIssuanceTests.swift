@@ -109,6 +109,26 @@ import Testing
         }
     }
 
+    /// Forms come form-encoded and small; anything else is refused before it is read, and issues nothing.
+    @Test(arguments: TestDatabase.all)
+    func aFormThatIsNotAFormOrTooLargeIsRefused(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let anna = try await h.signedIn("anna")
+            let token = try PortalBrowser.csrf(in: try await anna.get("/"))
+            let asJSON = try await anna.post("/teletan", [("csrf", token), ("type", "TEST")], headers: [("Content-Type", "application/json")])
+            #expect(asJSON.status == 400)
+            let padded = try await anna.post("/teletan", [("csrf", token), ("type", "TEST"), ("padding", String(repeating: "a", count: 20_000))])
+            #expect(padded.status == 413)
+            #expect(!padded.text.contains(#"id="teletan""#))
+            #expect(try await h.auditRows().isEmpty)
+            // Signing out without a session is no error: the browser goes to the sign-in page.
+            let stranger = h.browser()
+            let out = try await stranger.post("/logout", [("csrf", "x")])
+            #expect(out.status == 303)
+            #expect(out.header("Location")?.hasPrefix("/login") == true)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func formsWithoutTheSessionsCSRFTokenAreRefused(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind) { h in
