@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import Testing
 
 /// A response as a test sees it: status, headers and the raw body.
 public struct TestResponse: Sendable {
@@ -18,6 +19,13 @@ public struct TestResponse: Sendable {
     }
 
     public func header(_ name: String) -> String? { headers.first(name: name) }
+
+    /// Expects the JSON error every service answers: `status`, a JSON content type and `code` in its `error`.
+    public func expectError(_ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(self.status == status, sourceLocation: sourceLocation)
+        #expect(header("Content-Type")?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
+        #expect(json["error"] as? String == code, sourceLocation: sourceLocation)
+    }
 }
 
 /// Real HTTP against a service listening on localhost, as an app, a lab or another service would call it.

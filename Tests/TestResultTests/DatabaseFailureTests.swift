@@ -14,8 +14,8 @@ import Testing
             try #require(try await h.post(results: [["id": stored, "result": 1]]).status == 204)
             let batch: [[String: Any]] = [["id": stored, "result": 2]] + (2...4).map { ["id": TestResultHarness.guid($0), "result": 2] }
             try await FailureInjection.fail(.insert, on: "test_results", in: h.database)
-            try expectFailure(try await h.post(results: batch))
-            try expectFailure(try await h.post("/api/v1/quicktest/results", results: [["id": TestResultHarness.guid(5), "result": 7]]))
+            try await h.post(results: batch).expectError(500, "internal_error")
+            try await h.post("/api/v1/quicktest/results", results: [["id": TestResultHarness.guid(5), "result": 7]]).expectError(500, "internal_error")
             try await FailureInjection.remove(from: "test_results", in: h.database)
             #expect(try await h.count() == 1)
             #expect(try await h.query(stored).json["testResult"] as? Int == 1)
@@ -30,7 +30,7 @@ import Testing
     func credentialsThatCannotBeReadAreNoRefusal(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in
             try await FailureInjection.withoutTable("lab_credentials", in: h.database) {
-                try expectFailure(try await h.post(results: [["id": TestResultHarness.guid(1), "result": 1]]))
+                try await h.post(results: [["id": TestResultHarness.guid(1), "result": 1]]).expectError(500, "internal_error")
             }
             #expect(try await h.post(results: [["id": TestResultHarness.guid(1), "result": 1]]).status == 204)
         }
@@ -42,16 +42,10 @@ import Testing
             let id = TestResultHarness.guid(1)
             try #require(try await h.post(results: [["id": id, "result": 2]]).status == 204)
             try await FailureInjection.withoutTable("test_results", in: h.database) {
-                try expectFailure(try await h.query(id))
-                try expectFailure(try await h.internal.postJSON("/api/v1/app/results", ["ids": [id]]))
+                try await h.query(id).expectError(500, "internal_error")
+                try await h.internal.postJSON("/api/v1/app/results", ["ids": [id]]).expectError(500, "internal_error")
             }
             #expect(try await h.query(id).json["testResult"] as? Int == 2)
         }
-    }
-
-    private func expectFailure(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(response.status == 500, sourceLocation: sourceLocation)
-        #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
-        #expect(response.json["error"] as? String == "internal_error", sourceLocation: sourceLocation)
     }
 }
