@@ -15,7 +15,7 @@ public enum PortalAdmin {
         environment: ServiceEnvironment,
         password: PasswordSource = PasswordInput.read
     ) async throws -> String {
-        try await withDatabase(configuration, environment) { database in
+        try await Database.withOpened(configuration.common, migrator: PortalMigrations.migrator, environment: environment) { database in
             try await users(words, database: database, cost: configuration.bcryptCost, environment: environment, password: password)
         }
     }
@@ -78,7 +78,9 @@ public enum PortalAdmin {
     /// The latest audit entries, newest first (`audit [--limit n]`).
     public static func audit(_ words: [String], configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> String {
         let limit = try auditLimit(words)
-        return try await withDatabase(configuration, environment) { try await audit(limit: limit, database: $0) }
+        return try await Database.withOpened(configuration.common, migrator: PortalMigrations.migrator, environment: environment) {
+            try await audit(limit: limit, database: $0)
+        }
     }
 
     static func audit(_ words: [String], database: Database) async throws -> String {
@@ -102,21 +104,6 @@ public enum PortalAdmin {
     }
 
     // MARK: Helpers
-
-    /// Opens the portal's database (migrating it), runs `body` and closes the database again, whatever `body` does.
-    private static func withDatabase<Output>(
-        _ configuration: PortalConfiguration, _ environment: ServiceEnvironment, _ body: (Database) async throws -> Output
-    ) async throws -> Output {
-        let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment)
-        do {
-            let output = try await body(database)
-            await database.shutdown()
-            return output
-        } catch {
-            await database.shutdown()
-            throw error
-        }
-    }
 
     static func validName(_ name: String) throws -> String {
         guard UserName.isWellFormed(name) else {

@@ -19,14 +19,8 @@ public enum TestResultAdmin {
         case ("revoke", 2): action = .revoke(words[1])
         default: throw UsageError("usage: labs add <labId> | labs add-cert <labId> <certificate.pem or SHA-256 fingerprint> | labs list | labs revoke <labId>")
         }
-        let database = try await Database.open(configuration.common, migrator: TestResultMigrations.migrator, environment: environment)
-        do {
-            let output = try await run(action, store: LabCredentialStore(database: database), environment: environment)
-            await database.shutdown()
-            return output
-        } catch {
-            await database.shutdown()
-            throw error
+        return try await Database.withOpened(configuration.common, migrator: TestResultMigrations.migrator, environment: environment) { database in
+            try await run(action, store: LabCredentialStore(database: database), environment: environment)
         }
 
         func run(_ action: Action, store: LabCredentialStore, environment: ServiceEnvironment) async throws -> String {
@@ -85,14 +79,8 @@ public enum TestResultAdmin {
 
     /// Creates a credential in the configured database (used by the all-in-one launcher on first start).
     public static func addLab(_ labID: String, configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws -> String {
-        let database = try await Database.open(configuration.common, migrator: TestResultMigrations.migrator, environment: environment)
-        do {
-            let key = try await addLab(labID, store: LabCredentialStore(database: database), random: environment.random, now: environment.clock.now())
-            await database.shutdown()
-            return key
-        } catch {
-            await database.shutdown()
-            throw error
+        try await Database.withOpened(configuration.common, migrator: TestResultMigrations.migrator, environment: environment) { database in
+            try await addLab(labID, store: LabCredentialStore(database: database), random: environment.random, now: environment.clock.now())
         }
     }
 }

@@ -37,6 +37,25 @@ extension Database {
         }
         return database
     }
+
+    /// Opens the database as `open` does, runs `body` with it and shuts it down again, whatever `body` does: for the
+    /// administration commands, which use the database once and exit.
+    public static func withOpened<Output>(
+        _ settings: CommonSettings,
+        migrator: Migrator,
+        environment: ServiceEnvironment,
+        _ body: (Database) async throws -> Output
+    ) async throws -> Output {
+        let database = try await open(settings, migrator: migrator, environment: environment)
+        do {
+            let output = try await body(database)
+            await database.shutdown()
+            return output
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
 }
 
 public struct DatabaseUnavailable: Error, CustomStringConvertible {
