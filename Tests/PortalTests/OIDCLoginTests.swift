@@ -205,4 +205,25 @@ import Testing
             }
         }
     }
+
+    /// A provider that cannot be reached gets the officer a try-again page at once, and leaves nothing pending.
+    @Test(arguments: TestDatabase.all)
+    func anUnreachableProviderIsATryAgainPage(kind: TestDatabase) async throws {
+        let issuer = "http://127.0.0.1:\(ServiceProcess.freePort())/realms/test"
+        let oidc = ["OIDC_ISSUER": issuer, "OIDC_CLIENT_ID": "portal", "OIDC_CLIENT_SECRET": "secret", "PUBLIC_URL": Self.publicURL]
+        try await PortalHarness.run(on: kind, portal: oidc) { h in
+            let browser = h.browser()
+            let asked = ContinuousClock.now
+            let start = try await browser.get("/login/oidc")
+            #expect(start.status == 503)
+            // At once: the refused connection is not tried again until the request's ten seconds are up.
+            #expect(ContinuousClock.now - asked < .seconds(5))
+            #expect(start.header("Content-Type")?.hasPrefix("text/html") == true)
+            #expect(browser.cookies["portal_oidc_state"] == nil)
+            let pending = try await h.database.withConnection { connection in
+                try await connection.raw("SELECT COUNT(*) AS n FROM portal_oidc_logins").first()!.decode(column: "n", as: Int.self)
+            }
+            #expect(pending == 0)
+        }
+    }
 }

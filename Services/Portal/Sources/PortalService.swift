@@ -47,6 +47,8 @@ public enum PortalService {
         let oidcLogins = OIDCLoginStore(database: database)
         let rateLimits = OfficerRateLimitStore(database: database)
         let signInAttempts = SignInAttemptStore(database: database)
+        // Verification and the OIDC provider: one that cannot be reached is reported at once, not at the timeout.
+        let http = DownstreamHTTPClient(connectTimeout: configuration.verificationPolicy.timeout)
         let web = PortalWeb(
             configuration: configuration,
             pages: pages,
@@ -59,9 +61,10 @@ public enum PortalService {
             audit: AuditLog(database: database),
             hasher: PasswordHasher(cost: configuration.bcryptCost),
             signer: signer,
-            oidc: configuration.oidc.map { OIDCProvider(settings: $0, clock: environment.clock, logger: logger) },
+            oidc: configuration.oidc.map { OIDCProvider(settings: $0, http: http.client, clock: environment.clock, logger: logger) },
             teleTANs: TeleTANIssuer(
-                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, random: environment.random, logger: logger
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, http: http, random: environment.random,
+                logger: logger
             ),
             assets: assets,
             clock: environment.clock,
@@ -93,7 +96,10 @@ public enum PortalService {
             name: name,
             listeners: [HTTPListener(name: listenerName, address: configuration.listener, router: router, serviceName: name, logger: logger)],
             jobs: [cleanup],
-            cleanup: { await database.shutdown() }
+            cleanup: {
+                await http.shutdown()
+                await database.shutdown()
+            }
         )
     }
 

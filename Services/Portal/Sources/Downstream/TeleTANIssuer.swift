@@ -27,9 +27,9 @@ public struct TeleTANIssuer: Sendable {
     private let random: any RandomSource
     private let logger: Logger
 
-    public init(baseURL: URL, policy: DownstreamPolicy, random: any RandomSource, logger: Logger) {
+    public init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, random: any RandomSource, logger: Logger) {
         self.baseURL = baseURL
-        self.transport = ServiceClients.transport(timeout: policy.timeout)
+        self.transport = http.transport(timeout: policy.timeout)
         self.policy = policy
         self.random = random
         self.logger = logger

@@ -25,6 +25,7 @@ public actor OIDCProvider {
     }
 
     private let settings: OIDCSettings
+    private let http: HTTPClient
     private let clock: any WallClock
     private let logger: Logger
     private var keys = JWTKeyCollection()
@@ -35,8 +36,11 @@ public actor OIDCProvider {
     /// Allowed clock difference between the provider and the portal.
     private let leeway: TimeInterval = 60
 
-    public init(settings: OIDCSettings, clock: any WallClock, logger: Logger) {
+    /// `http`: a client that reports a provider it cannot reach at once, so that the officer gets a try-again page
+    /// in a moment rather than after the request's timeout.
+    public init(settings: OIDCSettings, http: HTTPClient, clock: any WallClock, logger: Logger) {
         self.settings = settings
+        self.http = http
         self.clock = clock
         self.logger = logger
     }
@@ -141,7 +145,7 @@ public actor OIDCProvider {
         let credentials = "\(FormEncoding.encode(settings.clientID)):\(FormEncoding.encode(settings.clientSecret))"
         request.headers.add(name: "Authorization", value: "Basic \(Data(credentials.utf8).base64EncodedString())")
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await http.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         guard response.status == .ok else {
             if response.status == .badRequest || response.status == .unauthorized { throw GrantRefused(status: Int(response.status.code)) }
@@ -153,7 +157,7 @@ public actor OIDCProvider {
     private func get(_ url: URL) async throws -> Data {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/json")
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await http.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         guard response.status == .ok else { throw Failure(description: "\(url.path) answered \(response.status.code)") }
         return Data(buffer: body)
