@@ -56,7 +56,7 @@ public enum SubmissionService {
             service: name,
             // The contract answers an oversized body with 400, before the rest of it is read.
             bodyLimit: .init(maxBytes: configuration.maxBodyBytes, status: .badRequest),
-            readiness: [.database(database), ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL)],
+            readiness: [.database(database), ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL, client: http.client)],
             metrics: true
         )
         let distributor: Distributor

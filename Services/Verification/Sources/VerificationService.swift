@@ -47,7 +47,7 @@ public enum VerificationService {
             logger: logger
         )
         let middlewares: [any ServerMiddleware] = [OpenAPIErrorMiddleware(logger: logger), BearerTokenMiddleware()]
-        let readiness = [ReadinessCheck.database(database), ServiceClients.liveness(name: "testresult", baseURL: configuration.testResultURL)]
+        let readiness = [ReadinessCheck.database(database), ServiceClients.liveness(name: "testresult", baseURL: configuration.testResultURL, client: http.client)]
         // The contract: bodies over 10,000 bytes, or sent chunked, are answered 406.
         let bodyLimit = StandardRouter.BodyLimit(maxBytes: 10_000, status: .notAcceptable, requireLength: true)
 

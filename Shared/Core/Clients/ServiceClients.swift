@@ -41,7 +41,7 @@ public struct DownstreamPolicy: Sendable {
 
 /// Builds the transport and middleware for a generated OpenAPI client.
 public enum ServiceClients {
-    public static func transport(timeout: Duration, client: HTTPClient = .shared) -> AsyncHTTPClientTransport {
+    public static func transport(timeout: Duration, client: HTTPClient) -> AsyncHTTPClientTransport {
         let milliseconds = Int64(timeout.seconds * 1000)
         return AsyncHTTPClientTransport(configuration: .init(client: client, timeout: .milliseconds(milliseconds)))
     }
@@ -50,8 +50,10 @@ public enum ServiceClients {
         [RetryingClientMiddleware(policy: policy, logger: logger)]
     }
 
-    /// A readiness check that a downstream service's `/health/live` answers 200.
-    public static func liveness(name: String, baseURL: URL, client: HTTPClient = .shared) -> ReadinessCheck {
+    /// A readiness check that a downstream service's `/health/live` answers 200. With the service's
+    /// `DownstreamHTTPClient` as `client`, a dependency that refuses connections fails the check at once, well inside
+    /// a probe's timeout (Kubernetes' default is 1 s).
+    public static func liveness(name: String, baseURL: URL, client: HTTPClient) -> ReadinessCheck {
         ReadinessCheck(name: name) {
             let url = baseURL.appendingPathComponent("health/live").absoluteString
             let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(2))
