@@ -101,6 +101,12 @@ import Testing
             // None of these reached verification, so the TAN still works; upper case is the same TAN.
             #expect(harness.verification.callCount == 0)
             #expect(try await harness.submit(body, tan: tan.uppercased()).status == 200)
+            // A body without any Content-Type is read as the one type the path takes (the OpenAPI runtime's rule).
+            let untyped = try await harness.client.request(
+                .POST, SubmissionHarness.path, headers: [("cwa-fake", "0"), ("cwa-authorization", harness.verification.issue())],
+                body: Payloads.bytes([Payloads.key(2, today: harness.today)])
+            )
+            #expect(untyped.status == 200)
         }
     }
 
