@@ -4,6 +4,13 @@ import Testing
 
 @Suite struct CodesTests {
     /// The contract's vectors for the teleTAN check character.
+    @Test func hexIsLowerCaseTwoDigitsAByte() {
+        #expect([0x00, 0x0F, 0xA5, 0xFF].hexString == "000fa5ff")
+        var bytes = Array("k=".utf8)
+        bytes.appendHex(of: [0x01, 0xAB] as [UInt8])
+        #expect(String(decoding: bytes, as: UTF8.self) == "k=01ab")
+    }
+
     @Test(arguments: [("FE9A5MAK6", "C"), ("WPHSATMHD", "4"), ("FE9A5MAK9", "H"), ("FE9A5MAKW", "G")])
     func teleTANCheckCharacterVectors(body: String, check: String) {
         #expect(String(Codes.teleTANCheckCharacter(for: body)) == check)

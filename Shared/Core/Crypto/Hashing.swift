@@ -30,11 +30,18 @@ extension Sequence where Element == UInt8 {
     public var hexString: String {
         var out: [UInt8] = []
         out.reserveCapacity(underestimatedCount * 2)
-        for byte in self {
-            out.append(lowerHexDigits[Int(byte >> 4)])
-            out.append(lowerHexDigits[Int(byte & 0x0F)])
-        }
+        out.appendHex(of: self)
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends `bytes` in lower-case hexadecimal, the digits of `hexString` without a string in between.
+    public mutating func appendHex(of bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            append(lowerHexDigits[Int(byte >> 4)])
+            append(lowerHexDigits[Int(byte & 0x0F)])
+        }
     }
 }
 

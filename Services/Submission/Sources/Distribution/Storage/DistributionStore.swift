@@ -231,7 +231,7 @@ struct PlacementRows {
             bytes.append(UInt8(ascii: "["))
             bytes += String(key.storedRow).utf8
             bytes += #",""#.utf8
-            bytes += key.keyData.hexString.utf8
+            bytes.appendHex(of: key.keyData)
             bytes += #"","#.utf8
             bytes += String(key.submissionType).utf8
             bytes.append(UInt8(ascii: ","))
