@@ -28,6 +28,7 @@ LUA=$PWD/scripts/bench.d
 
 log() { printf '\033[1m[bench-tan]\033[0m %s\n' "$*" >&2; }
 fail() { log "error: $*"; exit 1; }
+source scripts/bench.d/process.sh
 [[ $ORDER == issued || $ORDER == random ]] || fail "BENCH_ORDER must be issued or random, not '$ORDER'"
 for tool in wrk curl python3; do command -v "$tool" >/dev/null || fail "$tool is missing (Debian: apt-get install wrk curl python3)"; done
 
@@ -49,7 +50,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 ticks_per_second=$(getconf CLK_TCK)
 
 # start <ready URL> <command…>: starts it in the background; STARTED is its pid.
@@ -66,15 +66,16 @@ start() {
     done
 }
 
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-
-# load <pid> <wrk arguments…>: runs wrk; sets rps, p99_us, requests and CPU_US (CPU per request of <pid>, in µs).
+# load <pid> <wrk arguments…>: runs wrk; sets rps, p99_us, requests, CPU_US (CPU per request of <pid>, in µs) and
+# STOLEN (the share of the machine's CPU the hypervisor gave to other guests meanwhile, in %).
 load() {
-    local pid=$1 before output line
+    local pid=$1 before steal_before output line
     shift
     before=$(cpu_ticks "$pid")
+    steal_before=$(cpu_steal_ticks)
     output=$(wrk -t2 -c64 -d"${DURATION}s" --timeout 10s --latency "$@" 2>&1) || fail "wrk failed: $output"
-    sleep 0.3 # the requests in flight when wrk stopped
+    STOLEN=$(steal_percent "$steal_before" "$(cpu_steal_ticks)")
+    settle "$pid" # the requests in flight when wrk stopped
     line=$(grep '^BENCH ' <<<"$output") || fail "wrk printed no result line: $output"
     local duration_us p50_us mean_us non2xx socket_errors exhausted_threads
     eval "${line#BENCH }"
@@ -107,8 +108,8 @@ with open(out, "w") as file:
 PYTHON
 }
 
-echo "| round | build | constant answers/s | CPU per answer (µs) | TANs/s | share of the ceiling | CPU per TAN (µs) | in constant answers | p99 (ms) |"
-echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| round | build | constant answers/s | CPU per answer (µs) | TANs/s | share of the ceiling | CPU per TAN (µs) | in constant answers | p99 (ms) | CPU stolen: ceiling / TANs |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"
 for ((round = 1; round <= ROUNDS; round++)); do
     for bin in "${BINS[@]}"; do
         start "http://127.0.0.1:$CEILING_PORT/health/ready" "$bin/bench-ceiling" "$CEILING_PORT"
@@ -116,7 +117,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         log "round $round, $bin: framework ceiling, ${DURATION}s"
         load "$ceiling" -s "$LUA/get.lua" "http://127.0.0.1:$CEILING_PORT/"
         stop "$ceiling"
-        ceiling_rps=$rps ceiling_us=$CPU_US
+        ceiling_rps=$rps ceiling_us=$CPU_US ceiling_stolen=$STOLEN
 
         rm -f "$WORK"/verification.db*
         # TESTRESULT_URL points nowhere: TAN verification does not ask test-result, and only /health/live is waited for.
@@ -131,8 +132,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
             '{"tan":"%s","redemptionKey":"5d41402abc4b2a76b9719d911017c592"}'
         stop "$verification"
         awk -v round="$round" -v build="$bin" -v crps="$ceiling_rps" -v cus="$ceiling_us" -v rps="$rps" -v us="$CPU_US" \
-            -v p99="$p99_us" 'BEGIN {
-                printf "| %d | %s | %\047d | %.1f | %\047d | %.0f %% | %.1f | %.2f | %.1f |\n",
-                    round, build, crps, cus, rps, 100 * rps / crps, us, us / cus, p99 / 1000 }'
+            -v p99="$p99_us" -v stolen="$ceiling_stolen % / $STOLEN %" 'BEGIN {
+                printf "| %d | %s | %\047d | %.1f | %\047d | %.0f %% | %.1f | %.2f | %.1f | %s |\n",
+                    round, build, crps, cus, rps, 100 * rps / crps, us, us / cus, p99 / 1000, stolen }'
     done
 done
