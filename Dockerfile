@@ -31,5 +31,5 @@ RUN mkdir -p /keys /exports && chown exposure:exposure /keys /exports
 USER exposure
 WORKDIR /var/lib/exposure
 ENV BIND_HOST=0.0.0.0 LOG_FORMAT=json
-EXPOSE 8010 8011 8020 8021 8030 8040
+EXPOSE 8010 8011 8012 8020 8021 8022 8030 8032 8040 8042
 CMD ["exposure-suite"]

@@ -24,6 +24,8 @@ TANS=${BENCH_TANS:-300000}
 ORDER=${BENCH_ORDER:-issued}
 PORT_BASE=${BENCH_PORT_BASE:-18100}
 CEILING_PORT=$((PORT_BASE + 99)) APP_PORT=$((PORT_BASE + 10)) INTERNAL_PORT=$((PORT_BASE + 11))
+# The token the load presents at the internal listener (and verification at test-result's, which it never calls here).
+SERVICE_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 LUA=$PWD/scripts/bench.d
 
 log() { printf '\033[1m[bench-tan]\033[0m %s\n' "$*" >&2; }
@@ -122,12 +124,13 @@ for ((round = 1; round <= ROUNDS; round++)); do
         rm -f "$WORK"/verification.db*
         # TESTRESULT_URL points nowhere: TAN verification does not ask test-result, and only /health/live is waited for.
         DATABASE_URL="sqlite://$WORK/verification.db" PORT=$APP_PORT INTERNAL_PORT=$INTERNAL_PORT BIND_HOST=127.0.0.1 \
-            TESTRESULT_URL="http://127.0.0.1:$((PORT_BASE + 21))" \
+            TESTRESULT_URL="http://127.0.0.1:$((PORT_BASE + 21))" MANAGEMENT_PORT=$((PORT_BASE + 12)) \
+            TESTRESULT_API_TOKEN=$SERVICE_TOKEN INTERNAL_API_TOKENS="bench=$SERVICE_TOKEN" \
             start "http://127.0.0.1:$INTERNAL_PORT/health/live" "$bin/verification-service" serve
         verification=$STARTED
         log "round $round, $bin: storing $TANS TANs, then TAN verify (TANs spent $ORDER), ${DURATION}s"
         store_tans "$WORK/verification.db" "$WORK/tans.txt"
-        load "$verification" -H "Content-Type: application/json" -s "$LUA/pool-json.lua" \
+        load "$verification" -H "Content-Type: application/json" -H "X-Service-Token: $SERVICE_TOKEN" -s "$LUA/pool-json.lua" \
             "http://127.0.0.1:$INTERNAL_PORT/version/v1/tan/verify" -- "$WORK/tans.txt" once 2 \
             '{"tan":"%s","redemptionKey":"5d41402abc4b2a76b9719d911017c592"}'
         stop "$verification"

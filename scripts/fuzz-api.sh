@@ -32,11 +32,13 @@ run() {
     timeout "${FUZZ_TIMEOUT:-300}" "$venv/bin/schemathesis" run "openapi/$spec" --url "http://127.0.0.1:$port" --checks "$checks" --max-examples "$EXAMPLES" --seed 1 "$@" || status=1
 }
 run verification.yaml 8010 --include-tag app
-run verification.yaml 8011 --include-tag internal
+# Internal listeners answer only services that present their token: the fuzzer presents the suite's.
+credential() { grep "^$1=" "$data/credentials.txt" | cut -d= -f2; }
+run verification.yaml 8011 --include-tag internal -H "X-Service-Token: $(credential SUBMISSION_TO_VERIFICATION_TOKEN)"
 # The lab endpoints with the suite's development lab key, so that the fuzzer gets past authentication.
-lab_key=$(grep '^LAB_API_KEY=' "$data/credentials.txt" | cut -d= -f2)
+lab_key=$(credential LAB_API_KEY)
 run testresult.yaml 8020 --include-tag lab -H "Authorization: Bearer $lab_key"
-run testresult.yaml 8021 --include-tag internal
+run testresult.yaml 8021 --include-tag internal -H "X-Service-Token: $(credential VERIFICATION_TO_TESTRESULT_TOKEN)"
 # schemathesis cannot generate protobuf bodies: submission gets the coverage phase (headers, sizes, missing and
 # malformed bodies); its payload rules are covered by the Swift tests.
 run submission.yaml 8030 --phases coverage

@@ -12,8 +12,9 @@ struct FirstRunCredentials {
 
     var exists: Bool { FileManager.default.fileExists(atPath: file.path) }
 
-    /// Reads `KEY=value` lines.
+    /// Reads `KEY=value` lines; none when the file does not exist yet.
     func read() throws -> [String: String] {
+        guard exists else { return [:] }
         let text = try String(contentsOf: file, encoding: .utf8)
         var values: [String: String] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
@@ -23,12 +24,30 @@ struct FirstRunCredentials {
         return values
     }
 
-    func write(_ values: [(String, String)]) throws {
-        let body = ["# ExposureSuite development credentials, created on first start. Keep this file private."]
-            + values.map { "\($0.0)=\($0.1)" }
+    /// Adds `values` to the file (created, mode 0600, when missing), keeping the lines it holds.
+    func add(_ values: [(String, String)]) throws {
+        let kept = exists ? try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init) : [
+            "# ExposureSuite development credentials, created on first start. Keep this file private.",
+        ]
+        let body = kept + values.map { "\($0.0)=\($0.1)" }
         let created = FileManager.default.createFile(
             atPath: file.path, contents: Data((body.joined(separator: "\n") + "\n").utf8), attributes: [.posixPermissions: 0o600]
         )
         if !created { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// The tokens the suite's services present to each other's internal listeners (`ServiceTokens`): read from the
+    /// file, or made (32 random bytes each) and added to it on the first start that lacks them. Kept there so that a
+    /// developer can call an internal API by hand: `curl -H "X-Service-Token: $SUBMISSION_TO_VERIFICATION_TOKEN" …`.
+    func serviceTokens(random: any RandomSource) throws -> SuiteServiceTokens {
+        var values = try read()
+        var created: [(String, String)] = []
+        for name in SuiteServiceTokens.names where values[name] == nil {
+            let token = random.bytes(count: 32).hexString
+            values[name] = token
+            created.append((name, token))
+        }
+        if !created.isEmpty { try add(created) }
+        return SuiteServiceTokens(values)
     }
 }

@@ -30,16 +30,20 @@ enum SuiteLauncher {
     }
 
     static func makeServices(layout: SuiteLayout, environment: ServiceEnvironment, logger: Logger) async throws -> Services {
-        // test-result
+        let credentials = FirstRunCredentials(layout: layout)
+        let tokens = try credentials.serviceTokens(random: environment.random)
+        // test-result, answering verification on its internal listener
         let testResult = try TestResultConfiguration(layout.settings(for: "TESTRESULT", defaults: [
             "DATABASE_URL": layout.database("testresult"),
+            "INTERNAL_API_TOKENS": "verification=\(tokens.verificationToTestResult)",
         ]))
         // verification, asking test-result on localhost and trusting the portal's signing key
-        let verificationPort = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [:])).internalListener.port
+        let verificationPort = try layout.settings(for: "VERIFICATION", defaults: [:]).port("INTERNAL_PORT", default: 8011)
         let portal = try PortalConfiguration(layout.settings(for: "PORTAL", defaults: [
             "DATABASE_URL": layout.database("portal"),
             "DATA_DIR": layout.dataDirectory.path,
             "VERIFICATION_URL": "http://127.0.0.1:\(verificationPort)",
+            "VERIFICATION_API_TOKEN": tokens.portalToVerification,
             "HEALTH_AUTHORITIES": "10001=Demo health authority",
         ]))
         let portalKey = try PortalSigningKey.load(portal)
@@ -53,6 +57,8 @@ enum SuiteLauncher {
         let verification = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [
             "DATABASE_URL": layout.database("verification"),
             "TESTRESULT_URL": "http://127.0.0.1:\(testResult.internalListener.port)",
+            "TESTRESULT_API_TOKEN": tokens.verificationToTestResult,
+            "INTERNAL_API_TOKENS": "submission=\(tokens.submissionToVerification),portal=\(tokens.portalToVerification)",
             "JWT_PUBLIC_KEY_FILES": portalPublicKeyFile,
         ]))
         // submission, spending TANs at verification, with the distribution job on a short schedule, publishing
@@ -60,6 +66,7 @@ enum SuiteLauncher {
         let submission = try SubmissionConfiguration(layout.settings(for: "SUBMISSION", defaults: [
             "DATABASE_URL": layout.database("submission"),
             "VERIFICATION_URL": "http://127.0.0.1:\(verification.internalListener.port)",
+            "VERIFICATION_API_TOKEN": tokens.submissionToVerification,
             "DATA_DIR": layout.dataDirectory.path,
             "EXPORT_DIR": layout.path("exports"),
             "DISTRIBUTION_INTERVAL": "5s",
@@ -67,11 +74,8 @@ enum SuiteLauncher {
             "SHIFTING_THRESHOLD": "1",
         ]), serveExportsByDefault: true)
 
-        let credentials = FirstRunCredentials(layout: layout)
-        var secrets: [String: String] = [:]
-        if credentials.exists {
-            secrets = try credentials.read()
-        } else {
+        var secrets = try credentials.read()
+        if secrets["LAB_API_KEY"] == nil {
             let labKey = try await TestResultAdmin.addLab("dev-lab", configuration: testResult, environment: environment)
             let password = Codes.uuidV4(using: environment.random)
             _ = try await PortalAdmin.users(
@@ -79,8 +83,8 @@ enum SuiteLauncher {
                 password: { password }
             )
             let created = [("LAB_ID", "dev-lab"), ("LAB_API_KEY", labKey), ("OFFICER_USER", "officer"), ("OFFICER_PASSWORD", password)]
-            try credentials.write(created)
-            secrets = Dictionary(uniqueKeysWithValues: created)
+            try credentials.add(created)
+            secrets.merge(created) { $1 }
             print(firstRunNotice(created, file: credentials.file))
         }
 
@@ -97,11 +101,15 @@ enum SuiteLauncher {
         let host = layout.bindHost == "0.0.0.0" ? "localhost" : layout.bindHost
         let rows: [(String, String, String)] = [
             ("verification", "apps", "http://\(host):\(verification.appListener.port)"),
-            ("verification", "internal", "http://\(host):\(verification.internalListener.port)"),
+            ("verification", "internal", "http://127.0.0.1:\(verification.internalListener.port)"),
+            ("verification", "management", "http://127.0.0.1:\(verification.common.managementListener.port)"),
             ("test-result", "labs", "http://\(host):\(testResult.labListener.port)"),
-            ("test-result", "internal", "http://\(host):\(testResult.internalListener.port)"),
+            ("test-result", "internal", "http://127.0.0.1:\(testResult.internalListener.port)"),
+            ("test-result", "management", "http://127.0.0.1:\(testResult.common.managementListener.port)"),
             ("submission", "apps", "http://\(host):\(submission.listener.port)"),
+            ("submission", "management", "http://127.0.0.1:\(submission.common.managementListener.port)"),
             ("portal", "officers", "http://\(host):\(portal.listener.port)"),
+            ("portal", "management", "http://127.0.0.1:\(portal.common.managementListener.port)"),
             ("export tree", "CDN origin", "http://\(host):\(submission.listener.port)/version/v1/diagnosis-keys/country/DE/date"),
         ]
         return Services(
@@ -184,7 +192,8 @@ enum SuiteLauncher {
 
             ExposureSuite is running (data in \(layout.dataDirectory.path)):
             \(lines.joined(separator: "\n"))
-              every listener also answers /health/live, /health/ready and /metrics
+              every listener answers /health/live; /health/ready and /metrics are on the management listeners
+              internal listeners want X-Service-Token: the *_TOKEN lines of the credentials file
 
             Credentials: \(layout.path("credentials.txt"))
             Try it:      swift run exposure-suite demo     (in another terminal)

@@ -30,6 +30,16 @@ public enum PrometheusText {
         return nil
     }
 
+    /// Every sample of `text`, keyed by its series as written (`name{label="value",…}`).
+    public static func samples(in text: String) -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let valueStart = line.lastIndex(of: " "), let value = Double(line[line.index(after: valueStart)...]) else { continue }
+            samples[String(line[..<valueStart])] = value
+        }
+        return samples
+    }
+
     /// `value`, with 0 for a sample that has not appeared yet (a counter nothing has counted).
     public static func count(in text: String, name: String, labels: [String: String] = [:]) -> Double {
         value(in: text, name: name, labels: labels) ?? 0

@@ -32,10 +32,13 @@ public struct TestResponse: Sendable {
 public struct TestHTTPClient: Sendable {
     public let baseURL: String
     public let port: Int
+    /// Sent with every request before the request's own (another service's `X-Service-Token`, say).
+    public let defaultHeaders: [(String, String)]
 
-    public init(port: Int, host: String = "127.0.0.1") {
+    public init(port: Int, host: String = "127.0.0.1", headers: [(String, String)] = []) {
         self.baseURL = "http://\(host):\(port)"
         self.port = port
+        self.defaultHeaders = headers
     }
 
     public func request(
@@ -47,7 +50,7 @@ public struct TestHTTPClient: Sendable {
     ) async throws -> TestResponse {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        for (name, value) in defaultHeaders + headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
@@ -78,7 +81,7 @@ extension TestHTTPClient {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        for (name, value) in defaultHeaders + headers { request.headers.add(name: name, value: value) }
         let chunks = [ByteBuffer(bytes: body)]
         request.body = .stream(chunks.async, length: .unknown)
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))

@@ -19,9 +19,16 @@ public enum TestServices {
         }
     }
 
-    /// A client for the listener `listener` of the bundle `service`.
+    /// A client for the listener `listener` of the bundle `service`. On an internal listener it presents a token the
+    /// test settings accept (`TestServiceTokens`), as the calling services do.
     public static func client(_ running: RunningServices, _ service: String, _ listener: String) async -> TestHTTPClient {
-        TestHTTPClient(port: await running.bundle(service).port(listener))
+        let headers = listener == "internal" ? [(ServiceTokens.header, TestServiceTokens.tests)] : []
+        return TestHTTPClient(port: await running.bundle(service).port(listener), headers: headers)
+    }
+
+    /// A client for the management listener (`/metrics`, `/health/ready`) of the bundle `service`.
+    public static func management(_ running: RunningServices, _ service: String) async -> TestHTTPClient {
+        TestHTTPClient(port: await running.bundle(service).port(ManagementRouter.listenerName))
     }
 
     /// An environment with a manual clock and a seeded random source, for deterministic tests.
@@ -32,8 +39,10 @@ public enum TestServices {
         return ServiceEnvironment(clock: clock, random: SeededRandomSource(seed: seed), logger: TestLogger.quiet)
     }
 
-    /// Settings from an explicit environment only (no process environment, no flags): tests say what they mean.
+    /// Settings from an explicit environment only (no process environment, no flags): tests say what they mean,
+    /// over what every service needs to start beside others in one test process: its management listener on a free
+    /// port, and the service tokens of `TestServiceTokens` (what a test sets itself wins).
     public static func settings(_ environment: [String: String]) -> Settings {
-        Settings(arguments: ["test"], environment: environment)
+        Settings(arguments: ["test"], environment: TestServiceTokens.serviceDefaults.merging(environment) { $1 })
     }
 }

@@ -82,10 +82,15 @@ final class EndToEndStack: @unchecked Sendable {
         for name in ["testresult", "testresult-internal", "verification", "verification-internal", "submission", "portal"] {
             ports[name] = ServiceProcess.freePort()
         }
-        let base = ["BIND_HOST": "127.0.0.1", "LOG_LEVEL": "info"]
+        for service in ["testresult", "verification", "submission", "portal"] {
+            ports[service + "-management"] = ServiceProcess.freePort()
+        }
+        // Every process has the service tokens of the tests: the internal listeners accept them, callers present theirs.
+        let base = TestServiceTokens.serviceDefaults.merging(["BIND_HOST": "127.0.0.1", "LOG_LEVEL": "info"]) { $1 }
         // The portal's signing key first: verification is configured to trust its public key.
         let portalEnvironment = base.merging([
             "DATABASE_URL": databases["portal"]!.connectionString, "PORT": "\(ports["portal"]!)",
+            "MANAGEMENT_PORT": "\(ports["portal-management"]!)", "VERIFICATION_API_TOKEN": TestServiceTokens.portal,
             "VERIFICATION_URL": "http://127.0.0.1:\(ports["verification-internal"]!)", "DATA_DIR": directory.path, "BCRYPT_COST": "4",
         ]) { $1 }
         let signing = try ServiceProcess.run("portal-service", ["signing-key"], environment: portalEnvironment)
@@ -102,15 +107,18 @@ final class EndToEndStack: @unchecked Sendable {
             "testresult-service": base.merging([
                 "DATABASE_URL": databases["testresult"]!.connectionString,
                 "PORT": "\(ports["testresult"]!)", "INTERNAL_PORT": "\(ports["testresult-internal"]!)",
+                "MANAGEMENT_PORT": "\(ports["testresult-management"]!)",
             ]) { $1 },
             "verification-service": base.merging([
                 "DATABASE_URL": databases["verification"]!.connectionString,
                 "PORT": "\(ports["verification"]!)", "INTERNAL_PORT": "\(ports["verification-internal"]!)",
+                "MANAGEMENT_PORT": "\(ports["verification-management"]!)",
                 "TESTRESULT_URL": "http://127.0.0.1:\(ports["testresult-internal"]!)", "TESTRESULT_TIMEOUT": "2s",
                 "JWT_PUBLIC_KEY_FILES": String(portalPublicKey),
             ]) { $1 },
             "submission-service": base.merging([
                 "DATABASE_URL": databases["submission"]!.connectionString, "PORT": "\(ports["submission"]!)",
+                "MANAGEMENT_PORT": "\(ports["submission-management"]!)",
                 "VERIFICATION_URL": "http://127.0.0.1:\(ports["verification-internal"]!)", "VERIFICATION_TIMEOUT": "2s",
                 "DATA_DIR": directory.path, "EXPORT_DIR": directory.appendingPathComponent("exports").path,
                 "SIGNING_KEY_FILE": privateKeyFile.path, "SERVE_EXPORTS": "true",

@@ -9,11 +9,11 @@ import Testing
     /// A bundle with one listener on a free port, its router built by the core and extended by `configure`.
     func withListener(
         bodyLimit: StandardRouter.BodyLimit = .init(maxBytes: 100),
-        readiness: [ReadinessCheck] = [],
+        callers: ServiceTokens? = nil,
         configure: (Router<BasicRequestContext>) -> Void = { _ in },
         _ body: (TestHTTPClient) async throws -> Void
     ) async throws {
-        let router = StandardRouter.make(service: "core-test", bodyLimit: bodyLimit, readiness: readiness, metrics: true)
+        let router = StandardRouter.make(service: "core-test", bodyLimit: bodyLimit, callers: callers)
         configure(router)
         let bundle = TestServices.standIn("core-test", listener: "main", router: router)
         try await TestServices.withRunning([bundle]) { running in
@@ -21,14 +21,26 @@ import Testing
         }
     }
 
-    @Test func healthAndMetricsAnswer() async throws {
+    /// A management listener with `readiness`, on a free port.
+    func withManagement(readiness: [ReadinessCheck] = [], _ body: (TestHTTPClient) async throws -> Void) async throws {
+        let bundle = TestServices.standIn("core-test", listener: "management", router: ManagementRouter.make(readiness: readiness))
+        try await TestServices.withRunning([bundle]) { running in
+            try await body(await TestServices.client(running, "core-test", "management"))
+        }
+    }
+
+    @Test func healthAndMetricsAnswerOnTheManagementListenerOnly() async throws {
         Observability.bootstrapMetrics()
         try await withListener { client in
             let live = try await client.get("/health/live")
             #expect(live.status == 200)
             #expect(live.json["status"] as? String == "up")
-            let ready = try await client.get("/health/ready")
-            #expect(ready.status == 200)
+            #expect(try await client.get("/health/ready").status == 404)
+            #expect(try await client.get("/metrics").status == 404)
+        }
+        try await withManagement { client in
+            #expect(try await client.get("/health/live").status == 200)
+            #expect(try await client.get("/health/ready").status == 200)
             let metrics = try await client.get("/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.header("content-type")?.hasPrefix("text/plain") == true)
@@ -50,11 +62,11 @@ import Testing
             }
             let refused = try await client.postJSON(route, [String: String]())
             #expect(refused.status == 403)
-            var metrics = try await client.get("/metrics").text
+            var metrics = PrometheusText.ofThisProcess()
             #expect(Self.requestCount(in: metrics, route: route, method: "GET", status: 200) == 3)
             #expect(Self.requestCount(in: metrics, route: route, method: "POST", status: 403) == 1)
             _ = try await client.get(route)
-            metrics = try await client.get("/metrics").text
+            metrics = PrometheusText.ofThisProcess()
             #expect(Self.requestCount(in: metrics, route: route, method: "GET", status: 200) == 4)
         }
     }
@@ -83,7 +95,7 @@ import Testing
             ReadinessCheck(name: "database") {},
             ReadinessCheck(name: "verification") { throw Down() },
         ]
-        try await withListener(readiness: checks) { client in
+        try await withManagement(readiness: checks) { client in
             let ready = try await client.get("/health/ready")
             #expect(ready.status == 503)
             let details = ready.json["checks"] as? [String: String]
@@ -96,7 +108,7 @@ import Testing
     func theDatabaseCheckFollowsTheDatabase(kind: TestDatabase) async throws {
         try await kind.withFreshDatabaseURL { url in
             let database = try await Database.connect(url, poolSize: 1, logger: TestLogger.quiet)
-            try await withListener(readiness: [.database(database)]) { client in
+            try await withManagement(readiness: [.database(database)]) { client in
                 let ready = try await client.get("/health/ready")
                 #expect(ready.status == 200)
                 #expect(ready.json["checks"] as? [String: String] == ["database": "up"])
@@ -110,7 +122,7 @@ import Testing
 
     @Test func readinessTimesOutAHangingDependency() async throws {
         let checks = [ReadinessCheck(name: "slow") { try await Task.sleep(for: .seconds(30)) }]
-        try await withListener(readiness: checks) { client in
+        try await withManagement(readiness: checks) { client in
             let start = ContinuousClock.now
             let ready = try await client.get("/health/ready")
             #expect(ready.status == 503)

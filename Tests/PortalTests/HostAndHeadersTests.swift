@@ -19,11 +19,13 @@ import Testing
             let forwarded = try await browser.get("/login", headers: [("X-Forwarded-Host", "localhost")])
             #expect(forwarded.status == 400)
             #expect(PortalBrowser.problem(in: forwarded) == "forwarded-host")
-            // Probes reach pods by address: health and metrics answer for any host.
+            // Load balancers reach pods by address: liveness answers for any host. Readiness and metrics are on the
+            // management listener only, for any host too.
             try #require(try await browser.get("/health/live", headers: [("Host", "10.1.2.3")]).status == 200)
-            try #require(try await browser.get("/health/ready").status == 200)
-            let metrics = try await browser.get("/metrics")
-            #expect(metrics.status == 200)
+            #expect(try await browser.get("/health/ready").status == 404)
+            #expect(try await browser.get("/metrics").status == 404)
+            #expect(try await h.management.get("/health/ready", headers: [("Host", "10.1.2.3")]).status == 200)
+            #expect(try await h.management.get("/metrics").status == 200)
         }
     }
 

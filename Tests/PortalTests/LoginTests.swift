@@ -101,7 +101,7 @@ import Testing
             try await h.addOfficer("anna")
             let outcomes = ["signed_in", "refused", "throttled"]
             func signIns() async throws -> [Double] {
-                let metrics = try await h.browser().get("/metrics").text
+                let metrics = try await h.management.get("/metrics").text
                 return outcomes.map { PrometheusText.count(in: metrics, name: "portal_sign_ins_total", labels: ["outcome": $0]) }
             }
             let before = try await signIns()

@@ -13,6 +13,8 @@ struct PortalHarness {
     static let healthAuthorities = "1.08.2.12.=Gesundheitsamt Heidelberg,1.11.0.01.=Gesundheitsamt Berlin-Mitte"
 
     let portalPort: Int
+    /// The portal's management listener (`/metrics`, `/health/ready`).
+    let management: TestHTTPClient
     /// Verification's app-facing listener, where phones register teleTANs.
     let app: TestHTTPClient
     let clock: ManualClock
@@ -75,6 +77,7 @@ struct PortalHarness {
                             try await TestServices.withRunning([portal]) { portalRunning in
                                 let harness = PortalHarness(
                                     portalPort: await portalRunning.bundle(PortalService.name).port(PortalService.listenerName),
+                                    management: await TestServices.management(portalRunning, PortalService.name),
                                     app: await TestServices.client(verificationRunning, VerificationService.name, VerificationService.appListener),
                                     clock: clock,
                                     database: database,

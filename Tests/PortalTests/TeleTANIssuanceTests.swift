@@ -9,7 +9,7 @@ import Testing
     func anIssuedTeleTANIsShownGroupedAndRegistersAtVerification(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind) { h in
             func issued() async throws -> Double {
-                let metrics = try await h.browser().get("/metrics")
+                let metrics = try await h.management.get("/metrics")
                 return PrometheusText.count(in: metrics.text, name: "portal_teletan_requests_total", labels: ["type": "TEST", "outcome": "issued"])
             }
             let issuedBefore = try await issued()

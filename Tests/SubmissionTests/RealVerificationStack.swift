@@ -16,6 +16,12 @@ struct RealVerificationStack {
     let labKey: String
     let officerKey: ES256PrivateKey
     let store: DiagnosisKeyStore
+    /// The clock every service of the stack reads.
+    let clock: ManualClock
+    /// The management listeners, by service name.
+    let management: [String: TestHTTPClient]
+    /// Every listener of the stack, named `service/listener`.
+    let listeners: [String: TestHTTPClient]
 
     /// With `proxy`, submission reaches verification through it.
     static func run(_ kind: TestDatabase, proxy: AnswerDroppingProxy? = nil, _ body: (RealVerificationStack) async throws -> Void) async throws {
@@ -23,7 +29,8 @@ struct RealVerificationStack {
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("officer-\(UUID().uuidString).pem")
         try officerKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
-        let environment = TestServices.environment(clock: ManualClock(Date()))
+        let clock = ManualClock(Date())
+        let environment = TestServices.environment(clock: clock)
         try await kind.withFreshDatabaseURL { testResultDB in
             try await kind.withFreshDatabaseURL { verificationDB in
                 try await kind.withFreshDatabaseURL { submissionDB in
@@ -50,12 +57,23 @@ struct RealVerificationStack {
                                 let database = try await Database.connect(submissionDB, poolSize: 1, logger: TestLogger.quiet)
                                 do {
                                     try await TestServices.withRunning([submissionBundle]) { third in
+                                        var management: [String: TestHTTPClient] = [:]
+                                        var listeners: [String: TestHTTPClient] = [:]
+                                        for running in [first, second, third] {
+                                            for bundle in running.bundles {
+                                                management[bundle.name] = await TestServices.management(running, bundle.name)
+                                                for listener in bundle.listeners {
+                                                    listeners["\(bundle.name)/\(listener.name)"] = TestHTTPClient(port: await listener.boundPort.value())
+                                                }
+                                            }
+                                        }
                                         try await body(RealVerificationStack(
                                             submission: await TestServices.client(third, SubmissionService.name, SubmissionService.listener),
                                             verification: await TestServices.client(second, VerificationService.name, VerificationService.appListener),
                                             verificationInternal: await TestServices.client(second, VerificationService.name, VerificationService.internalListener),
                                             lab: await TestServices.client(first, TestResultService.name, TestResultService.labListener),
-                                            labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database)
+                                            labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database),
+                                            clock: clock, management: management, listeners: listeners
                                         ))
                                     }
                                 } catch {

@@ -57,22 +57,24 @@ import Testing
         }
     }
 
-    /// Health and metrics answer beside the API: ready while the database and verification are, not ready when
-    /// verification is not.
+    /// Health and metrics answer on the management listener: ready while the database and verification are, not
+    /// ready when verification is not. The app listener answers only liveness.
     @Test(arguments: TestDatabase.all)
     func healthAndMetricsAnswer(kind: TestDatabase) async throws {
         try await SubmissionHarness.run(kind) { harness in
             #expect(try await harness.client.get("/health/live").status == 200)
-            let ready = try await harness.client.get("/health/ready")
+            #expect(try await harness.client.get("/health/ready").status == 404)
+            #expect(try await harness.client.get("/metrics").status == 404)
+            let ready = try await harness.management.get("/health/ready")
             #expect(ready.status == 200)
             #expect(ready.json["checks"] as? [String: String] == ["database": "up", "verification": "up"])
-            let metrics = try await harness.client.get("/metrics")
+            let metrics = try await harness.management.get("/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.text.contains("http_request_duration_seconds"))
         }
         try await SubmissionHarness.run(kind, environment: ["VERIFICATION_URL": "http://127.0.0.1:\(ServiceProcess.freePort())"]) { harness in
             let asked = ContinuousClock.now
-            let ready = try await harness.client.get("/health/ready")
+            let ready = try await harness.management.get("/health/ready")
             #expect(ContinuousClock.now - asked < .seconds(1))
             #expect(ready.status == 503)
             #expect(ready.json["checks"] as? [String: String] == ["database": "up", "verification": "down"])
@@ -138,6 +140,10 @@ import Testing
                 ("invalid_submission_type", Payloads.bytes([key()]) { $0.submissionType = .hostWarning }),
                 ("invalid_submission_type", Payloads.bytes([key()]) { $0.submissionType = .srsSelfTest }),
                 ("invalid_submission_type", Payloads.bytes([key()]) + [0x38, 0x0A]),
+                // A negative type (a ten-byte varint), and the attack that got an unknown type stored as PCR: an unknown
+                // group before it stopped the reader of the unknown fields, which then did not see field 7.
+                ("invalid_submission_type", Payloads.bytes([key()]) + [0x38] + [UInt8](repeating: 0xFF, count: 9) + [0x01]),
+                ("invalid_submission_type", Payloads.bytes([key()]) + [0xA3, 0x01, 0x08, 0x01, 0xA4, 0x01, 0x38, 0x2A]),
             ]
             let tan = harness.verification.issue()
             for (code, body) in cases {
@@ -200,6 +206,29 @@ import Testing
             #expect(stored.count == 6)
             #expect(Set(stored.map(\.key.keyData)).isSuperset(of: keys.map(\.keyData)))
             #expect(stored.filter { $0.key.rollingStartIntervalNumber == harness.today - 144 }.count == 3)
+        }
+    }
+
+    /// The attack: the same TAN and keys sent again within the hour (a repeat, which verification accepts) stored
+    /// fresh padding every time, so 200 repeats published 200 times the padding. Padding now goes only with keys
+    /// that were stored.
+    @Test(arguments: TestDatabase.all)
+    func repeatingASubmissionStoresNoMorePadding(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind, environment: ["KEY_PADDING_MULTIPLIER": "3"]) { harness in
+            let keys = [Payloads.key(1, today: harness.today, daysAgo: 1), Payloads.key(2, today: harness.today, daysAgo: 2)]
+            let tan = harness.verification.issue()
+            harness.verification.acceptRepeats()
+            let first = try await harness.submit(Payloads.bytes(keys), tan: tan)
+            #expect(first.status == 200)
+            let storedFirst = try await harness.storedCount()
+            #expect(storedFirst == 6)
+            for _ in 0..<5 {
+                let repeated = try await harness.submit(Payloads.bytes(keys), tan: tan)
+                #expect(repeated.status == 200)
+            }
+            #expect(harness.verification.callCount == 6)
+            let storedAfterRepeats = try await harness.storedCount()
+            #expect(storedAfterRepeats == 6)
         }
     }
 

@@ -24,7 +24,11 @@ import Testing
         #expect(configuration.rules.riskMapping == .standard)
         #expect(configuration.keyPaddingMultiplier == 1)
         #expect(configuration.retentionInterval == .seconds(3600))
-        #expect(configuration.metricsBatchSize == 20)
+        #expect(configuration.verificationToken == TestServiceTokens.submission)
+        // Without the tests' defaults: the management listener on loopback, port 8032.
+        let plain = try SubmissionConfiguration(Settings(arguments: ["test"], environment: ["VERIFICATION_API_TOKEN": TestServiceTokens.submission]))
+        #expect(plain.common.managementListener == ListenerAddress(host: "127.0.0.1", port: 8032))
+        #expect(throws: ConfigurationError.self) { try SubmissionConfiguration(Settings(arguments: ["test"], environment: [:])) }
     }
 
     @Test func overrides() throws {
@@ -33,7 +37,8 @@ import Testing
             "VERIFICATION_ATTEMPTS": "2", "MAX_BODY_BYTES": "50000", "MAX_KEYS": "15", "HOME_COUNTRY": "AT",
             "SUPPORTED_COUNTRIES": "AT, DE", "RETENTION_DAYS": "10", "KEY_PADDING_MULTIPLIER": "5",
             "DSOS_TO_TRL": "-14..4000:3", "TRL_TO_DSOS": "1:1,2:2,3:3,4:4,5:5,6:6,7:7,8:8",
-            "RETENTION_INTERVAL": "15m", "METRICS_BATCH_SIZE": "1",
+            "RETENTION_INTERVAL": "15m", "MANAGEMENT_PORT": "9002", "MANAGEMENT_BIND_HOST": "10.0.0.5",
+            "VERIFICATION_API_TOKEN": String(repeating: "t", count: 32),
         ]))
         #expect(configuration.listener.port == 9000)
         #expect(configuration.verificationURL.host == "verification.internal")
@@ -48,7 +53,8 @@ import Testing
         #expect(configuration.rules.riskMapping.daysSinceOnset(forRiskLevel: 8) == 8)
         #expect(configuration.keyPaddingMultiplier == 5)
         #expect(configuration.retentionInterval == .seconds(900))
-        #expect(configuration.metricsBatchSize == 1)
+        #expect(configuration.common.managementListener == ListenerAddress(host: "10.0.0.5", port: 9002))
+        #expect(configuration.verificationToken == String(repeating: "t", count: 32))
     }
 
     @Test(arguments: [

@@ -1,35 +1,37 @@
+import ExposureCore
+import ExposureTestSupport
 import Foundation
 import Testing
 
 @testable import Submission
 
 @Suite struct SubmissionMetricsTests {
+    /// Every request is tallied under its outcome, with the keys it stored and dropped, and published only when its
+    /// hour has ended.
+    @Test func requestsAreTalliedByOutcomeAndPublishedPerHour() {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
+        let published = Published()
+        let metrics = SubmissionMetrics(tally: HourlyTally(clock: clock, publish: published.append))
+        metrics.record(SubmissionTally(outcome: .real, keysStored: 5, paddingKeysStored: 10, dropped: [.future: 1]))
+        metrics.record(SubmissionTally(outcome: .fake))
+        metrics.record(SubmissionTally(outcome: .invalidTAN))
+        #expect(published.all.isEmpty)
+        clock.advance(by: 3600)
+        metrics.record(SubmissionTally(outcome: .fake))
+        #expect(published.all == [[
+            .init("submission_requests_last_hour", [("outcome", "real")]): 1,
+            .init("submission_requests_last_hour", [("outcome", "fake")]): 1,
+            .init("submission_requests_last_hour", [("outcome", "invalid_tan")]): 1,
+            .init("submission_keys_stored_last_hour"): 5,
+            .init("submission_padding_keys_stored_last_hour"): 10,
+            .init("submission_keys_dropped_last_hour", [("reason", "future")]): 1,
+        ]])
+    }
+
     final class Published: @unchecked Sendable {
         private let lock = NSLock()
-        private var batches: [[SubmissionMetrics.Key: Int64]] = []
-        func append(_ batch: [SubmissionMetrics.Key: Int64]) { lock.withLock { batches.append(batch) } }
-        var all: [[SubmissionMetrics.Key: Int64]] { lock.withLock { batches } }
-    }
-
-    static func requests(_ outcome: String) -> SubmissionMetrics.Key {
-        .init(label: "submission_requests_total", dimensions: ["outcome", outcome])
-    }
-
-    @Test func countersMoveOnlyInWholeBatches() {
-        let published = Published()
-        let metrics = SubmissionMetrics(batchSize: 3, publish: published.append)
-        metrics.record(SubmissionTally(outcome: .real, keysStored: 5, dropped: [.future: 1]))
-        metrics.record(SubmissionTally(outcome: .fake))
-        // Two requests: nothing is visible yet, so neither can be told apart.
-        #expect(published.all.isEmpty)
-        metrics.record(SubmissionTally(outcome: .invalidTAN))
-        #expect(published.all == [[
-            Self.requests("real"): 1, Self.requests("fake"): 1, Self.requests("invalid_tan"): 1,
-            .init(label: "submission_keys_stored_total", dimensions: []): 5,
-            .init(label: "submission_keys_dropped_total", dimensions: ["reason", "future"]): 1,
-        ]])
-        for _ in 0..<5 { metrics.record(SubmissionTally(outcome: .fake)) }
-        #expect(published.all.count == 2)
-        #expect(published.all.last == [Self.requests("fake"): 3])
+        private var hours: [[HourlyTally.Series: Int64]] = []
+        @Sendable func append(_ hour: Date, _ counts: [HourlyTally.Series: Int64]) { lock.withLock { hours.append(counts) } }
+        var all: [[HourlyTally.Series: Int64]] { lock.withLock { hours } }
     }
 }

@@ -10,6 +10,7 @@ import SwiftProtobuf
 /// A running submission service on a fresh database, with a verification stand-in, for one test.
 struct SubmissionHarness: Sendable {
     let client: TestHTTPClient
+    let management: TestHTTPClient
     let verification: VerificationStandIn
     let database: Database
     let store: DiagnosisKeyStore
@@ -24,7 +25,7 @@ struct SubmissionHarness: Sendable {
         _ kind: TestDatabase,
         environment: [String: String] = [:],
         latency: LatencyMatcher? = nil,
-        publishMetrics: @escaping @Sendable ([SubmissionMetrics.Key: Int64]) -> Void = { _ in },
+        tally: HourlyTally? = nil,
         _ body: (SubmissionHarness) async throws -> Void
     ) async throws {
         let verification = VerificationStandIn()
@@ -39,10 +40,11 @@ struct SubmissionHarness: Sendable {
                 let serviceEnvironment = TestServices.environment(clock: clock)
                 let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: serviceEnvironment)
                 let bundle = try await SubmissionService.makeBundle(
-                    configuration, database: database, environment: serviceEnvironment, latency: latency, publishMetrics: publishMetrics)
+                    configuration, database: database, environment: serviceEnvironment, latency: latency, tally: tally)
                 try await TestServices.withRunning([bundle]) { running in
                     let harness = SubmissionHarness(
                         client: await TestServices.client(running, SubmissionService.name, SubmissionService.listener),
+                        management: await TestServices.management(running, SubmissionService.name),
                         verification: verification,
                         database: database,
                         store: DiagnosisKeyStore(database: database),

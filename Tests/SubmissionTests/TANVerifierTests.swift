@@ -18,7 +18,7 @@ import Testing
             let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
             let verifier = TANVerifier(
                 baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)),
-                http: http, logger: TestLogger.quiet, batchPathRetry: batchPathRetry
+                serviceToken: TestServiceTokens.submission, http: http, logger: TestLogger.quiet, batchPathRetry: batchPathRetry
             )
             do {
                 try await body(verifier)

@@ -26,6 +26,7 @@ final class VerificationStandIn: @unchecked Sendable {
     private var batchCalls = 0
     private var bodies: [String] = []
     private let batchPath: Bool
+    private var repeatsAccepted = false
 
     init(batchPath: Bool = true) {
         self.batchPath = batchPath
@@ -46,6 +47,15 @@ final class VerificationStandIn: @unchecked Sendable {
 
     /// The bodies of the requests that arrived, in order, as text.
     var requestBodies: [String] { lock.withLock { bodies } }
+
+    /// From now on a TAN stays valid after its use, as verification answers a repeat of the same redemption
+    /// (same TAN, same keys) within the hour.
+    func acceptRepeats() { lock.withLock { repeatsAccepted = true } }
+
+    /// The TAN's teleTAN type when it is valid (nil inside for a test's TAN), consuming it unless repeats are accepted.
+    private func take(_ tan: String) -> String?? {
+        repeatsAccepted ? tans[tan] : tans.removeValue(forKey: tan)
+    }
 
     /// The next requests are answered with these statuses (without touching any TAN).
     func failNext(_ statuses: [HTTPResponse.Status]) { lock.withLock { failures = statuses } }
@@ -89,7 +99,7 @@ final class VerificationStandIn: @unchecked Sendable {
                 return (stall, Response(status: failures.removeFirst()))
             }
             let verdicts = batch.map { tan -> String in
-                guard let type = tans.removeValue(forKey: tan) else { return #"{"valid":false}"# }
+                guard let type = take(tan) else { return #"{"valid":false}"# }
                 return type.map { #"{"valid":true,"teleTanType":"\#($0)"}"# } ?? #"{"valid":true}"#
             }
             let body = ByteBuffer(string: #"{"verdicts":["# + verdicts.joined(separator: ",") + "]}")
@@ -103,7 +113,7 @@ final class VerificationStandIn: @unchecked Sendable {
             if !failures.isEmpty {
                 return (stall, Response(status: failures.removeFirst()))
             }
-            guard let type = tans.removeValue(forKey: tan) else {
+            guard let type = take(tan) else {
                 let body = ByteBuffer(string: #"{"error":"tan_not_found","message":"Unknown, expired or used TAN."}"#)
                 return (stall, Response(status: .notFound, headers: [.contentType: "application/json"], body: .init(byteBuffer: body)))
             }

@@ -220,10 +220,35 @@ import Testing
                 headers: [("Authorization", "Bearer \(h.labKey)")]
             )
             #expect(onInternal.status == 404)
-            try #require(try await h.lab.get("/health/ready").status == 200)
-            try #require(try await h.internal.get("/health/ready").status == 200)
-            let metrics = try await h.lab.get("/metrics")
-            #expect(metrics.status == 200)
+            // Operators' endpoints are on the management listener only.
+            for client in [h.lab, h.internal] {
+                #expect(try await client.get("/health/ready").status == 404)
+                #expect(try await client.get("/metrics").status == 404)
+                #expect(try await client.get("/health/live").status == 200)
+            }
+            #expect(try await h.management.get("/health/ready").status == 200)
+            #expect(try await h.management.get("/metrics").status == 200)
+        }
+    }
+
+    /// The attack: anyone who reached the internal listener could ask for any result without registering a test.
+    /// Now a request without verification's token is refused before it is read, and the lab's key is no such token.
+    @Test(arguments: TestDatabase.all)
+    func theInternalListenerAnswersOnlyVerification(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            try #require(try await h.post(results: [["id": TestResultHarness.guid(7), "result": 2]]).status == 204)
+            let bare = TestHTTPClient(port: h.internal.port)
+            let anonymous = try await bare.postJSON("/api/v1/app/result", ["id": TestResultHarness.guid(7)])
+            anonymous.expectError(401, "unknown_caller")
+            let asLab = try await bare.postJSON(
+                "/api/v1/app/result", ["id": TestResultHarness.guid(7)], headers: [(ServiceTokens.header, h.labKey), ("Authorization", "Bearer \(h.labKey)")])
+            asLab.expectError(401, "unknown_caller")
+            let batch = try await bare.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(7)]])
+            batch.expectError(401, "unknown_caller")
+            let asVerification = try await bare.postJSON(
+                "/api/v1/app/result", ["id": TestResultHarness.guid(7)], headers: [(ServiceTokens.header, TestServiceTokens.verification)])
+            #expect(asVerification.status == 200)
+            #expect(asVerification.json["testResult"] as? Int == 2)
         }
     }
 

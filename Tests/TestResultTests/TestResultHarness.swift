@@ -8,6 +8,7 @@ import SQLKit
 struct TestResultHarness {
     let lab: TestHTTPClient
     let `internal`: TestHTTPClient
+    let management: TestHTTPClient
     let clock: ManualClock
     let labKey: String
     let database: Database
@@ -35,6 +36,7 @@ struct TestResultHarness {
                     let harness = TestResultHarness(
                         lab: await TestServices.client(running, TestResultService.name, TestResultService.labListener),
                         internal: await TestServices.client(running, TestResultService.name, TestResultService.internalListener),
+                        management: await TestServices.management(running, TestResultService.name),
                         clock: clock,
                         labKey: key,
                         database: database
@@ -68,7 +70,7 @@ struct TestResultHarness {
 
     /// A counter of `/metrics` (0 until it has counted anything).
     func metric(_ name: String, _ labels: [String: String]) async throws -> Double {
-        PrometheusText.count(in: try await lab.get("/metrics").text, name: name, labels: labels)
+        PrometheusText.count(in: try await management.get("/metrics").text, name: name, labels: labels)
     }
 
     static func guid(_ n: Int) -> String { SecretHash.sha256Hex("guid-\(n)") }

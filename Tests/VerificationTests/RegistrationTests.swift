@@ -111,8 +111,13 @@ import Testing
                 "/version/v1/registrationToken", ["key": VerificationHarness.hashedGUID(), "keyType": "GUID"], headers: [("cwa-fake", "0")]
             )
             #expect(onInternal.status == 404)
-            try #require(try await h.app.get("/health/ready").status == 200)
-            try #require(try await h.internal.get("/metrics").status == 200)
+            // Operators' endpoints are on the management listener only.
+            for client in [h.app, h.internal] {
+                #expect(try await client.get("/health/ready").status == 404)
+                #expect(try await client.get("/metrics").status == 404)
+            }
+            #expect(try await h.management.get("/health/ready").status == 200)
+            #expect(try await h.management.get("/metrics").status == 200)
         }
     }
 }

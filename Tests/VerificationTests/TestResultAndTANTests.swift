@@ -242,7 +242,7 @@ import Testing
             #expect(ContinuousClock.now - start < .seconds(5))
             try #require(try await h.tan(token).status == 500)
             try #require(try await h.rows("tans") == 0)
-            try #require(try await h.app.get("/health/ready").status == 503)
+            try #require(try await h.management.get("/health/ready").status == 503)
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
                 let port = await running.bundle(TestResultService.name).port(TestResultService.internalListener)
                 let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
                 let lookup = TestResultLookup(
-                    baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)),
+                    baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
                     concurrency: 1, http: http, logger: TestLogger.quiet
                 )
                 // 300 stored and 300 unknown ids, all at once through one request slot.
@@ -74,7 +74,7 @@ import Testing
             let port = await running.bundle(EarlierTestResultService.name).port("internal")
             let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
             let lookup = TestResultLookup(
-                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)),
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
                 concurrency: 2, http: http, logger: TestLogger.quiet
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -100,7 +100,7 @@ import Testing
             let port = await running.bundle(EarlierTestResultService.name).port("internal")
             let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
             let lookup = TestResultLookup(
-                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)),
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
                 concurrency: 1, batchPathRetry: .zero, http: http, logger: TestLogger.quiet
             )
             for n in 0..<3 {
@@ -124,7 +124,7 @@ import Testing
             let lookup = TestResultLookup(
                 baseURL: URL(string: "http://127.0.0.1:\(port)")!,
                 policy: DownstreamPolicy(timeout: .seconds(30), attempts: 1, stalledAfter: .milliseconds(20)),
-                concurrency: 1, http: http, logger: TestLogger.quiet
+                serviceToken: TestServiceTokens.verification, concurrency: 1, http: http, logger: TestLogger.quiet
             )
             let sparesBefore = Self.spareRequests()
             let stalled = Task { try await lookup.result(for: SecretHash.sha256Hex("guid-0")) }
@@ -163,7 +163,7 @@ import Testing
     func aTestResultServiceThatFailsMakesTheLookupADependencyError() async throws {
         let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
         let lookup = TestResultLookup(
-            baseURL: URL(string: "http://127.0.0.1:1")!, policy: DownstreamPolicy(timeout: .seconds(1), attempts: 1),
+            baseURL: URL(string: "http://127.0.0.1:1")!, policy: DownstreamPolicy(timeout: .seconds(1), attempts: 1), serviceToken: TestServiceTokens.verification,
             concurrency: 1, http: http, logger: TestLogger.quiet
         )
         await #expect(throws: APIError.self) { try await lookup.result(for: SecretHash.sha256Hex("guid-1")) }

@@ -12,6 +12,7 @@ import SQLKit
 struct VerificationHarness {
     let app: TestHTTPClient
     let `internal`: TestHTTPClient
+    let management: TestHTTPClient
     let lab: TestHTTPClient
     let labKey: String
     let clock: ManualClock
@@ -55,6 +56,7 @@ struct VerificationHarness {
                             let harness = VerificationHarness(
                                 app: await TestServices.client(inner, VerificationService.name, VerificationService.appListener),
                                 internal: await TestServices.client(inner, VerificationService.name, VerificationService.internalListener),
+                                management: await TestServices.management(inner, VerificationService.name),
                                 lab: await TestServices.client(running, TestResultService.name, TestResultService.labListener),
                                 labKey: labKey,
                                 clock: clock,

@@ -10,6 +10,8 @@ public struct PortalConfiguration: Sendable {
     public var publicURL: URL
     /// The verification service's internal listener (`VERIFICATION_URL`).
     public var verificationURL: URL
+    /// The portal's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required).
+    public var verificationToken: String
     public var verificationPolicy: DownstreamPolicy
     /// Where the generated signing key lives (`DATA_DIR`, default `./data`).
     public var dataDirectory: String
@@ -50,10 +52,11 @@ public struct PortalConfiguration: Sendable {
     public var cleanupInterval: Duration
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/portal.db")
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/portal.db", managementPort: 8042)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8040))
         publicURL = try settings.url("PUBLIC_URL", default: "http://localhost:8040")
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
+        verificationToken = try ServiceTokens.callerToken(settings, variable: "VERIFICATION_API_TOKEN")
         verificationPolicy = DownstreamPolicy(
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(5), minimum: .milliseconds(10)),
             // A retry only follows a failed connection or a proxy's 502/503/504, never an answer of verification itself.

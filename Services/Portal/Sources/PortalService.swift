@@ -63,8 +63,8 @@ public enum PortalService {
             signer: signer,
             oidc: configuration.oidc.map { OIDCProvider(settings: $0, http: http.client, clock: environment.clock, logger: logger) },
             teleTANs: TeleTANIssuer(
-                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, http: http, random: environment.random,
-                logger: logger
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: configuration.verificationToken,
+                http: http, random: environment.random, logger: logger
             ),
             assets: assets,
             clock: environment.clock,
@@ -72,13 +72,8 @@ public enum PortalService {
             logger: logger
         )
 
-        // Health and metrics come first, without the host check: probes reach pods by address, not by name.
-        let router = StandardRouter.make(
-            service: name,
-            bodyLimit: .init(maxBytes: PortalWeb.maxFormBytes),
-            readiness: [ReadinessCheck.database(database)],
-            metrics: true
-        )
+        // The liveness route comes first, without the host check: load balancers reach pods by address, not by name.
+        let router = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: PortalWeb.maxFormBytes))
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme?.lowercased() == "https"))
         router.add(middleware: HTMLErrorMiddleware(pages: pages))
         router.add(middleware: HostAllowListMiddleware(allowedHosts: configuration.allowedHosts, trustedProxy: configuration.trustedProxy))
@@ -94,7 +89,13 @@ public enum PortalService {
         }
         return ServiceBundle(
             name: name,
-            listeners: [HTTPListener(name: listenerName, address: configuration.listener, router: router, serviceName: name, logger: logger)],
+            listeners: [
+                HTTPListener(
+                    name: listenerName, address: configuration.listener, router: router, serviceName: name, logger: logger,
+                    limits: configuration.common.listenerLimits
+                ),
+                ManagementRouter.listener(service: name, readiness: [ReadinessCheck.database(database)], common: configuration.common, logger: logger),
+            ],
             jobs: [cleanup],
             cleanup: {
                 await http.shutdown()

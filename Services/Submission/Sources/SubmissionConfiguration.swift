@@ -8,6 +8,8 @@ public struct SubmissionConfiguration: Sendable {
     public var listener: ListenerAddress
     /// The verification service's internal listener (`VERIFICATION_URL`, default http://localhost:8011).
     public var verificationURL: URL
+    /// This service's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required).
+    public var verificationToken: String
     /// Per attempt (`VERIFICATION_TIMEOUT`, default 3s) and attempts on connection failures and 502/503/504
     /// (`VERIFICATION_ATTEMPTS`, default 3).
     public var verification: DownstreamPolicy
@@ -20,8 +22,6 @@ public struct SubmissionConfiguration: Sendable {
     public var keyPaddingMultiplier: Int
     /// How often retention runs (`RETENTION_INTERVAL`, default 1h).
     public var retentionInterval: Duration
-    /// Submissions accumulated before the counters move (`METRICS_BATCH_SIZE`, default 20).
-    public var metricsBatchSize: Int
     /// The distribution job (export files, indexes, app configuration) and serving its tree.
     public var distribution: DistributionConfiguration
 
@@ -30,10 +30,11 @@ public struct SubmissionConfiguration: Sendable {
         // A real submission holds its connection from the first insert to the commit, across the call to
         // verification, so the pool is how many submissions can wait for verification at once, and so how many
         // TANs can share one request there (`TANVerifier`). PostgreSQL opens them on demand; SQLite uses at most 4.
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32)
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: 8032)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
+        verificationToken = try ServiceTokens.callerToken(settings, variable: "VERIFICATION_API_TOKEN")
         verification = DownstreamPolicy(
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(3), minimum: .milliseconds(100)),
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 3, in: 1...10)
@@ -82,7 +83,6 @@ public struct SubmissionConfiguration: Sendable {
         )
         keyPaddingMultiplier = try settings.int("KEY_PADDING_MULTIPLIER", default: 1, in: 1...100)
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
-        metricsBatchSize = try settings.int("METRICS_BATCH_SIZE", default: 20, in: 1...100_000)
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
     }
 }

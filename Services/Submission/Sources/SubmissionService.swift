@@ -25,16 +25,17 @@ public enum SubmissionService {
 
     /// - Parameters:
     ///   - latency: the fake-request latency matcher (tests pass one with a known mean).
-    ///   - publishMetrics: where batched counters go (tests capture them; default: swift-metrics).
+    ///   - tally: where the hour's counts go (tests pass one that captures them; default: gauges).
     static func makeBundle(
         _ configuration: SubmissionConfiguration,
         database: Database,
         environment: ServiceEnvironment,
         latency: LatencyMatcher? = nil,
-        publishMetrics: @escaping @Sendable ([SubmissionMetrics.Key: Int64]) -> Void = SubmissionMetrics.publishToMetrics
+        tally: HourlyTally? = nil
     ) async throws -> ServiceBundle {
         let logger = environment.logger
         let store = DiagnosisKeyStore(database: database)
+        let tally = tally ?? HourlyTally(clock: environment.clock)
         let redemptionSecret = try await RedemptionSecretStore(database: database).secret(random: environment.random)
         // Fails fast when verification is down, so that the bounded retries below decide how long it takes.
         let http = DownstreamHTTPClient(connectTimeout: configuration.verification.timeout)
@@ -42,23 +43,23 @@ public enum SubmissionService {
             validator: SubmissionValidator(rules: configuration.rules),
             store: store,
             verifier: TANVerifier(
-                baseURL: configuration.verificationURL, policy: configuration.verification, http: http, logger: logger,
+                baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: configuration.verificationToken,
+                http: http, logger: logger,
                 clock: environment.clock
             ),
             redemptionKeys: RedemptionKeyDeriver(secret: redemptionSecret),
             padding: KeyPadding(multiplier: configuration.keyPaddingMultiplier),
             latency: latency ?? LatencyMatcher(random: environment.random),
-            metrics: SubmissionMetrics(batchSize: configuration.metricsBatchSize, publish: publishMetrics),
+            metrics: SubmissionMetrics(tally: tally),
             maxBodyBytes: configuration.maxBodyBytes,
             environment: environment
         )
-        let router = StandardRouter.make(
-            service: name,
-            // The contract answers an oversized body with 400, before the rest of it is read.
-            bodyLimit: .init(maxBytes: configuration.maxBodyBytes, status: .badRequest),
-            readiness: [.database(database), ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL, client: http.client)],
-            metrics: true
-        )
+        // The contract answers an oversized body with 400, before the rest of it is read.
+        let router = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: configuration.maxBodyBytes, status: .badRequest))
+        let readiness = [
+            ReadinessCheck.database(database),
+            ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL, client: http.client),
+        ]
         let distributor: Distributor
         do {
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
@@ -75,7 +76,7 @@ public enum SubmissionService {
             let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
             if deleted > 0 { logger.info("retention applied", metadata: ["deleted": "\(deleted)"]) }
         }
-        var jobs: [any Service] = [retention]
+        var jobs: [any Service] = [retention, tally.job(service: name, logger: logger)]
         if configuration.distribution.interval > .zero {
             // Every replica schedules it; the lock lets one of them run each round.
             jobs.append(PeriodicJob(name: "submission.distribution", interval: configuration.distribution.interval, logger: logger) {
@@ -84,7 +85,13 @@ public enum SubmissionService {
         }
         return ServiceBundle(
             name: name,
-            listeners: [HTTPListener(name: listener, address: configuration.listener, router: router, serviceName: name, logger: logger)],
+            listeners: [
+                HTTPListener(
+                    name: listener, address: configuration.listener, router: router, serviceName: name, logger: logger,
+                    limits: configuration.common.listenerLimits
+                ),
+                ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger),
+            ],
             jobs: jobs,
             cleanup: {
                 await http.shutdown()

@@ -26,10 +26,12 @@ public enum TestResultService {
     static func makeBundle(_ configuration: TestResultConfiguration, database: Database, environment: ServiceEnvironment) throws -> ServiceBundle {
         let logger = environment.logger
         let store = TestResultStore(database: database)
+        let tally = HourlyTally(clock: environment.clock)
         let api = TestResultAPI(
             store: store,
             validator: ResultBatchValidator(maxBatchSize: configuration.maxBatchSize),
             clock: environment.clock,
+            tally: tally,
             logger: logger
         )
         let middlewares: [any ServerMiddleware] = [
@@ -41,13 +43,13 @@ public enum TestResultService {
         ]
         let readiness = [ReadinessCheck.database(database)]
 
-        let labRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: configuration.maxBodyBytes), readiness: readiness, metrics: true)
+        let labRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: configuration.maxBodyBytes))
         try api.registerHandlers(
             on: PathFilteredTransport(labRouter) { !$0.hasPrefix("/api/v1/app/") },
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )
-        let internalRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), readiness: readiness, metrics: true)
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), callers: configuration.internalCallers)
         try api.registerHandlers(
             on: PathFilteredTransport(internalRouter) { $0.hasPrefix("/api/v1/app/") },
             configuration: StandardRouter.openAPIConfiguration,
@@ -65,11 +67,15 @@ public enum TestResultService {
             listeners: [
                 try HTTPListener(
                     name: labListener, address: configuration.labListener, router: labRouter, serviceName: name, logger: logger,
-                    tls: configuration.labTLS
+                    tls: configuration.labTLS, limits: configuration.common.listenerLimits
                 ),
-                HTTPListener(name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name, logger: logger),
+                HTTPListener(
+                    name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name,
+                    logger: logger, limits: configuration.common.listenerLimits
+                ),
+                ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger),
             ],
-            jobs: [retention],
+            jobs: [retention, tally.job(service: name, logger: logger)],
             cleanup: { await database.shutdown() }
         )
     }

@@ -6,8 +6,12 @@ public struct VerificationConfiguration: Sendable {
     public var common: CommonSettings
     /// App-facing listener (`PORT`, default 8010).
     public var appListener: ListenerAddress
-    /// Internal listener for submission and portal (`INTERNAL_PORT`, default 8011).
+    /// Internal listener for submission and portal (`INTERNAL_PORT`, default 8011, on `INTERNAL_BIND_HOST`).
     public var internalListener: ListenerAddress
+    /// The services allowed on the internal listener, each with its token (`INTERNAL_API_TOKENS`, required).
+    public var internalCallers: ServiceTokens
+    /// This service's token at test-result's internal listener (`TESTRESULT_API_TOKEN`, required).
+    public var testResultToken: String
     /// The test-result service's internal listener (`TESTRESULT_URL`).
     public var testResultURL: URL
     public var testResultPolicy: DownstreamPolicy
@@ -27,9 +31,11 @@ public struct VerificationConfiguration: Sendable {
     public var retentionInterval: Duration
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db")
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: 8012)
         appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
-        internalListener = ListenerAddress(host: common.bindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
+        internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
+        internalCallers = try ServiceTokens(settings)
+        testResultToken = try ServiceTokens.callerToken(settings, variable: "TESTRESULT_API_TOKEN")
         testResultURL = try settings.url("TESTRESULT_URL", default: "http://localhost:8021")
         testResultPolicy = DownstreamPolicy(
             timeout: try settings.duration("TESTRESULT_TIMEOUT", default: .seconds(3), minimum: .milliseconds(10)),
@@ -43,6 +49,15 @@ public struct VerificationConfiguration: Sendable {
         lifetimes.sessionRetention = try settings.duration("SESSION_RETENTION", default: lifetimes.sessionRetention, minimum: .seconds(86400))
         lifetimes.usedKeyRetention = try settings.duration("USED_KEY_RETENTION", default: lifetimes.usedKeyRetention, minimum: .seconds(86400))
         self.lifetimes = lifetimes
+        // A used GUID forgotten while test-result still holds its result could be registered again and, while the
+        // result is positive, mint new TANs: the reference's known hole. The same variable as test-result's.
+        let resultDeleteAfter = try settings.duration("RESULT_DELETE_AFTER", default: UsedTestRetention.default, minimum: .seconds(3600))
+        guard lifetimes.usedKeyRetention >= resultDeleteAfter else {
+            throw ConfigurationError(
+                variable: "USED_KEY_RETENTION",
+                reason: "must not be shorter than RESULT_DELETE_AFTER (\(resultDeleteAfter)), how long test-result keeps a result"
+            )
+        }
         teleTANRateLimit = TeleTANRateLimit(
             limit: try settings.int("TELETAN_RATE_LIMIT", default: 1000, in: 1...1_000_000),
             window: try settings.duration("TELETAN_RATE_WINDOW", default: .seconds(3600), minimum: .seconds(1))

@@ -25,12 +25,13 @@ public enum VerificationService {
         let database = try await Database.open(configuration.common, migrator: VerificationMigrations.migrator, environment: environment)
         let http = DownstreamHTTPClient(connectTimeout: configuration.testResultPolicy.timeout)
         let lifetimes = configuration.lifetimes
+        let tally = HourlyTally(clock: environment.clock)
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat),
             teleTANs: TeleTANStore(database: database),
             testResults: TestResultLookup(
-                baseURL: configuration.testResultURL, policy: configuration.testResultPolicy,
+                baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, serviceToken: configuration.testResultToken,
                 concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger
             ),
             officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
@@ -42,6 +43,7 @@ public enum VerificationService {
                 clock: environment.clock
             ),
             latency: LatencyMatcher(random: environment.random),
+            tally: tally,
             clock: environment.clock,
             random: environment.random,
             logger: logger
@@ -51,13 +53,13 @@ public enum VerificationService {
         // The contract: bodies over 10,000 bytes, or sent chunked, are answered 406.
         let bodyLimit = StandardRouter.BodyLimit(maxBytes: 10_000, status: .notAcceptable, requireLength: true)
 
-        let appRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, readiness: readiness, metrics: true)
+        let appRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit)
         try api.registerHandlers(
             on: PathFilteredTransport(appRouter) { !internalPaths.contains($0) },
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )
-        let internalRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, readiness: [ReadinessCheck.database(database)], metrics: true)
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, callers: configuration.internalCallers)
         try api.registerHandlers(
             on: PathFilteredTransport(internalRouter) { internalPaths.contains($0) },
             configuration: StandardRouter.openAPIConfiguration,
@@ -66,6 +68,7 @@ public enum VerificationService {
 
         let retention = VerificationRetention(database: database, lifetimes: lifetimes, rateLimitWindow: configuration.teleTANRateLimit.window)
         var jobs: [any Service] = [
+            tally.job(service: name, logger: logger),
             PeriodicJob(name: "verification.retention", interval: configuration.retentionInterval, logger: logger) {
                 let deleted = try await retention.run(now: environment.clock.now())
                 if deleted.values.contains(where: { $0 > 0 }) {
@@ -82,8 +85,15 @@ public enum VerificationService {
         return ServiceBundle(
             name: name,
             listeners: [
-                HTTPListener(name: appListener, address: configuration.appListener, router: appRouter, serviceName: name, logger: logger),
-                HTTPListener(name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name, logger: logger),
+                HTTPListener(
+                    name: appListener, address: configuration.appListener, router: appRouter, serviceName: name, logger: logger,
+                    limits: configuration.common.listenerLimits
+                ),
+                HTTPListener(
+                    name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name,
+                    logger: logger, limits: configuration.common.listenerLimits
+                ),
+                ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger),
             ],
             jobs: jobs,
             cleanup: {

@@ -46,8 +46,10 @@ public enum ServiceClients {
         return AsyncHTTPClientTransport(configuration: .init(client: client, timeout: .milliseconds(milliseconds)))
     }
 
-    public static func middlewares(policy: DownstreamPolicy, logger: Logger) -> [any ClientMiddleware] {
-        [RetryingClientMiddleware(policy: policy, logger: logger)]
+    /// Retries as `policy` says, and sends `serviceToken`: the calling service's token for the internal listener
+    /// it calls (`ServiceTokens`).
+    public static func middlewares(policy: DownstreamPolicy, serviceToken: String, logger: Logger) -> [any ClientMiddleware] {
+        [ServiceTokenClientMiddleware(token: serviceToken), RetryingClientMiddleware(policy: policy, logger: logger)]
     }
 
     /// A readiness check that a downstream service's `/health/live` answers 200. With the service's

@@ -18,11 +18,16 @@ public struct ReadinessCheck: Sendable {
 }
 
 extension Router {
-    /// `/health/live` (the process answers), `/health/ready` (every dependency answers within 2 s).
-    public func addHealthRoutes(checks: [ReadinessCheck]) {
+    /// `/health/live`: the process answers.
+    public func addLivenessRoute() {
         get("/health/live") { _, _ in
             Self.json(["status": "up"], status: .ok)
         }
+    }
+
+    /// `/health/live` (the process answers), `/health/ready` (every dependency answers within 2 s).
+    public func addHealthRoutes(checks: [ReadinessCheck]) {
+        addLivenessRoute()
         get("/health/ready") { _, _ in
             var results: [String: String] = [:]
             await withTaskGroup(of: (String, Bool).self) { group in

@@ -3,7 +3,9 @@ import Hummingbird
 import Logging
 import OpenAPIRuntime
 
-/// The router every listener starts from: metrics, JSON errors, a body size limit and the health routes.
+/// The router every listener that apps, labs, officers or other services reach starts from: request metrics, JSON
+/// errors, a body size limit and `/health/live`. Nothing for operators: `/metrics` and `/health/ready` are on the
+/// service's management listener only (`ManagementRouter`).
 public enum StandardRouter {
     public struct BodyLimit: Sendable {
         public var maxBytes: Int
@@ -17,18 +19,16 @@ public enum StandardRouter {
         }
     }
 
-    public static func make(
-        service: String,
-        bodyLimit: BodyLimit,
-        readiness: [ReadinessCheck],
-        metrics: Bool
-    ) -> Router<BasicRequestContext> {
+    /// - Parameter callers: for an internal listener, the services allowed to call it; every route but
+    ///   `/health/live` then answers 401 to a request without one of their tokens (`ServiceTokenMiddleware`).
+    public static func make(service: String, bodyLimit: BodyLimit, callers: ServiceTokens? = nil) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(service: service))
         router.add(middleware: JSONErrorMiddleware())
+        if let callers { router.add(middleware: ServiceTokenMiddleware(tokens: callers)) }
         router.add(middleware: RequestBodyLimitMiddleware(maxBytes: bodyLimit.maxBytes, status: bodyLimit.status, requireLength: bodyLimit.requireLength))
-        router.addHealthRoutes(checks: readiness)
-        if metrics { router.addMetricsRoute() }
+        // A load balancer's or a calling service's check that the process answers: a constant, nothing to learn.
+        router.addLivenessRoute()
         return router
     }
 

@@ -58,13 +58,20 @@ public struct HTTPListener: Sendable {
     public let service: any Service
 
     /// Builds a plain HTTP listener serving `router`, with the core's standard middleware already added by the caller.
-    public init(name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger) {
+    public init(
+        name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger,
+        limits: ListenerLimits = ListenerLimits()
+    ) {
         // Without TLS nothing in the server builder can fail.
-        try! self.init(name: name, address: address, router: router, serviceName: serviceName, logger: logger, tls: nil)
+        try! self.init(name: name, address: address, router: router, serviceName: serviceName, logger: logger, tls: nil, limits: limits)
     }
 
     /// Builds a listener serving `router`; with `tls`, it speaks HTTPS (and may ask clients for certificates).
-    public init(name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger, tls: ListenerTLS?) throws {
+    /// Every connection is held to `limits` (`ConnectionGuard`).
+    public init(
+        name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger,
+        tls: ListenerTLS?, limits: ListenerLimits = ListenerLimits()
+    ) throws {
         let boundPort = BoundPort()
         self.name = name
         self.address = address
@@ -72,15 +79,17 @@ public struct HTTPListener: Sendable {
         var configuredLogger = logger
         configuredLogger[metadataKey: "listener"] = "\(name)"
         let listenerLogger = configuredLogger
-        let server: HTTPServerBuilder
-        if let tls {
-            let http1 = HTTPServerBuilder.http1(configuration: .init(
-                additionalChannelHandlers: tls.requestClientCertificate ? [ClientCertificateHeaderHandler()] : []
-            ))
-            server = try .tls(http1, configuration: tls.channelConfiguration)
-        } else {
-            server = .http1()
-        }
+        let connections = ConnectionCount(limit: limits.maxConnections)
+        let readTimeout = limits.readTimeout
+        let clientCertificates = tls?.requestClientCertificate == true
+        let http1 = HTTPServerBuilder.http1(configuration: .init(
+            additionalChannelHandlers: {
+                let guardHandler: any RemovableChannelHandler = ConnectionGuard(count: connections, readTimeout: readTimeout)
+                return clientCertificates ? [guardHandler, ClientCertificateHeaderHandler()] : [guardHandler]
+            }(),
+            idleTimeout: .nanoseconds(Int64(limits.idleTimeout.seconds * 1e9))
+        ))
+        let server: HTTPServerBuilder = try tls.map { try .tls(http1, configuration: $0.channelConfiguration) } ?? http1
         self.service = Application(
             router: router,
             server: server,

@@ -51,13 +51,30 @@ public struct StructuredLogHandler: LogHandler {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    private static func logfmtValue(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains(where: { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\n" })
+    /// A value as logfmt writes it: bare when it is a plain word, otherwise quoted with every control character
+    /// escaped, so that no value (an error's text, a header a client sent) can end the line or forge a second one.
+    static func logfmtValue(_ value: String) -> String {
+        let needsQuotes = value.isEmpty || value.unicodeScalars.contains { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || isControl($0) }
         guard needsQuotes else { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        return "\"\(escaped)\""
+        var escaped = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where isControl(scalar): escaped += String(format: "\\u%04x", scalar.value)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
+    }
+
+    /// C0 and C1 control characters, DEL, and the Unicode line and paragraph separators, which some log viewers
+    /// break lines at.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     private static func timestamp() -> String {

@@ -22,13 +22,17 @@ public struct TeleTANIssuer: Sendable {
     }
 
     private let baseURL: URL
+    private let serviceToken: String
     private let transport: AsyncHTTPClientTransport
     private let policy: DownstreamPolicy
     private let random: any RandomSource
     private let logger: Logger
 
-    public init(baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, random: any RandomSource, logger: Logger) {
+    public init(
+        baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, random: any RandomSource, logger: Logger
+    ) {
         self.baseURL = baseURL
+        self.serviceToken = serviceToken
         self.transport = http.transport(timeout: policy.timeout)
         self.policy = policy
         self.random = random
@@ -40,7 +44,7 @@ public struct TeleTANIssuer: Sendable {
         let client = Client.verification(
             baseURL: baseURL,
             transport: transport,
-            middlewares: [BearerTokenMiddleware(token: bearer)] + ServiceClients.middlewares(policy: policy, logger: logger)
+            middlewares: [BearerTokenMiddleware(token: bearer)] + ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
         )
         let teleTANType: Components.Schemas.TeleTanType = kind == .event ? .EVENT : .TEST
         do {

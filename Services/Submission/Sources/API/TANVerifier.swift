@@ -27,19 +27,19 @@ struct TANVerifier: Sendable {
     private let batcher: RequestBatcher<TANRedemption, TANVerdict>
 
     init(
-        baseURL: URL, policy: DownstreamPolicy, http: DownstreamHTTPClient, logger: Logger,
+        baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger,
         batchPathRetry: Duration = .seconds(60), clock: any WallClock = SystemClock()
     ) {
         let requests = TANVerificationRequests(
             client: Client.verification(
                 baseURL: baseURL,
                 transport: http.transport(timeout: policy.timeout),
-                middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
+                middlewares: ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
             ),
             logger: logger
         )
-        // No counter here: the submission service's counters move in batches (METRICS_BATCH_SIZE), so that a single
-        // real submission cannot be seen in them. Verification's counters show the mean batch.
+        // No counter here: the submission service's counts are published per finished hour (`HourlyTally`), so that
+        // a single real submission cannot be seen in them. Verification's counters show the mean batch.
         let paths = BatchPathFallback<TANRedemption, TANVerdict>(
             retryAfter: batchPathRetry, clock: clock, logger: logger,
             noticeWhenMissing: "verification service has no /version/v1/tans/verify yet; verifying TAN by TAN",
@@ -132,7 +132,7 @@ private struct TANVerificationRequests: Sendable {
             return .valid(teleTANType: ok.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE)
         case .notFound, .badRequest:
             return .refused
-        case .notAcceptable, .unsupportedMediaType, .internalServerError, .undocumented:
+        case .unauthorized, .notAcceptable, .unsupportedMediaType, .internalServerError, .undocumented:
             throw failed(status: Self.status(of: output))
         }
     }
@@ -151,6 +151,7 @@ private struct TANVerificationRequests: Sendable {
     }
 
     private func failed(status: Int) -> APIError {
+        // 401: verification does not know this service's token (VERIFICATION_API_TOKEN against its INTERNAL_API_TOKENS).
         logger.error("verification failed", metadata: ["status": "\(status)"])
         return .dependencyUnavailable("verification service")
     }
@@ -159,6 +160,7 @@ private struct TANVerificationRequests: Sendable {
         switch output {
         case .ok: 200
         case .badRequest: 400
+        case .unauthorized: 401
         case .notAcceptable: 406
         case .contentTooLarge: 413
         case .unsupportedMediaType: 415
@@ -171,6 +173,7 @@ private struct TANVerificationRequests: Sendable {
         switch output {
         case .ok: 200
         case .badRequest: 400
+        case .unauthorized: 401
         case .notFound: 404
         case .notAcceptable: 406
         case .unsupportedMediaType: 415

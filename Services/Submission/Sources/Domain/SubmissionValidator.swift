@@ -98,8 +98,10 @@ public struct SubmissionValidator: Sendable {
     /// Only test-backed uploads are keys with a TAN: PCR or rapid test. An enum value the schema does not know
     /// lands in the unknown fields (proto2) and must not pass as the default, PCR.
     private func checkSubmissionType(_ payload: SubmissionPayload) throws(SubmissionRejection) -> SubmissionType {
-        let unknown = ProtobufUnknownFields.fieldNumbers(in: payload.unknownFields.data)
-        guard unknown?.contains(Self.submissionTypeField) != true else {
+        // Unknown fields that cannot be read fail closed: they might hide the submission type.
+        guard let unknown = ProtobufUnknownFields.fieldNumbers(in: payload.unknownFields.data),
+              !unknown.contains(Self.submissionTypeField)
+        else {
             throw SubmissionRejection(.submissionType, "The submission type is unknown.")
         }
         guard Self.acceptedSubmissionTypes.contains(payload.submissionType) else {

@@ -50,7 +50,9 @@ public struct DiagnosisKeyStore: Sendable {
         let dialect = database.dialect
         return try await database.transaction { connection in
             let inserted = try await Self.insert(keys, hour: hour, dialect: dialect, on: connection)
-            let paddingInserted = try await Self.insert(padding, hour: hour, dialect: dialect, on: connection)
+            // Padding goes with new keys only: a repeat of a submission (a retry, or the same TAN and keys sent
+            // again within `Lifetimes.tanRepeat`) inserts none, and must not add fresh padding each time.
+            let paddingInserted = inserted > 0 ? try await Self.insert(padding, hour: hour, dialect: dialect, on: connection) : 0
             try await authorize()
             return StoreOutcome(inserted: inserted, paddingInserted: paddingInserted)
         }

@@ -9,10 +9,10 @@ struct TestResultAPI: APIProtocol {
     let store: TestResultStore
     let validator: ResultBatchValidator
     let clock: any WallClock
+    /// Lookups by outcome, published per finished hour only: a found result is a real poll, an unknown id most
+    /// often a fake one's decoy, so a counter that moved per lookup would tell the two apart.
+    let tally: HourlyTally
     let logger: Logger
-    private let queryCounters = MetricHandles<Counter> { values in
-        Counter(label: "testresult_queries_total", dimensions: [("outcome", values[0])])
-    }
     private let receivedCounters = MetricHandles<Counter> { values in
         Counter(label: "testresult_results_received_total", dimensions: [("kind", values[0]), ("result", values[1])])
     }
@@ -78,13 +78,13 @@ struct TestResultAPI: APIProtocol {
 
     /// Counts a refused lookup request and returns the error to answer it with.
     private func refusedQuery(_ error: APIError) -> APIError {
-        queryCounters("invalid").increment()
+        countQueries("invalid")
         return error
     }
 
     private func countQueries(found: Int, unknown: Int) {
-        if found > 0 { queryCounters("found").increment(by: found) }
-        if unknown > 0 { queryCounters("unknown").increment(by: unknown) }
+        countQueries("found", by: found)
+        countQueries("unknown", by: unknown)
     }
 
     private func storeBatch(_ results: [IncomingResult], claimedLab: String?, kind: ResultKind) async throws {
@@ -113,5 +113,9 @@ struct TestResultAPI: APIProtocol {
             refusedUpdateCounters(kind.rawValue).increment(by: outcome.refused)
             logger.notice("results not updated (redeemed or owned by another lab)", metadata: ["lab": "\(labID)", "count": "\(outcome.refused)"])
         }
+    }
+
+    private func countQueries(_ outcome: String, by amount: Int = 1) {
+        tally.count(.init("testresult_queries_last_hour", [("outcome", outcome)]), by: amount)
     }
 }

@@ -19,15 +19,14 @@ struct VerificationAPI: APIProtocol {
     let rateLimit: TeleTANRateLimit
     let failedTeleTANs: TokenBucket
     let latency: LatencyMatcher
+    /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
+    let tally: HourlyTally
     let clock: any WallClock
     let random: any RandomSource
     let logger: Logger
-    private let requestCounters = MetricHandles<Counter> { values in
-        Counter(label: "verification_requests_total", dimensions: [("endpoint", values[0]), ("outcome", values[1])])
-    }
-    /// Counted on every refused guess while teleTANs are throttled, so kept like the request counters.
-    private let rateLimited = MetricHandles<Counter> { values in
-        Counter(label: "verification_rate_limited_total", dimensions: [("limit", values[0])])
+    /// A refused guess is an app request's outcome too: tallied per hour like the others.
+    private func rateLimited(_ limit: String) -> RateLimitTally {
+        RateLimitTally(tally: tally, limit: limit)
     }
     private let teleTANsIssued = MetricHandles<Counter> { values in
         Counter(label: "verification_teletans_issued_total", dimensions: [("type", values[0])])
@@ -317,10 +316,10 @@ struct VerificationAPI: APIProtocol {
         }
     }
 
-    /// Counts requests by outcome; a batch of TAN verifications counts each TAN as the single endpoint would.
+    /// Counts requests by outcome, for the hour's tally; a batch of TAN verifications counts each TAN as the single
+    /// endpoint would.
     private func count(_ endpoint: String, _ outcome: String, by amount: Int = 1) {
-        guard amount > 0 else { return }
-        requestCounters(endpoint, outcome).increment(by: amount)
+        tally.count(.init("verification_requests_last_hour", [("endpoint", endpoint), ("outcome", outcome)]), by: amount)
     }
 
     private func registrationTokenResponse(_ token: String) -> Components.Schemas.RegistrationTokenResponse {

@@ -1,3 +1,4 @@
+import ExposureCore
 import Foundation
 
 /// How long each code and record lives.
@@ -18,7 +19,7 @@ public struct Lifetimes: Sendable, Equatable {
     public var sessionRetention: Duration = .seconds(21 * 86400)
     /// Used GUIDs, DOB hashes and teleTANs are remembered this long so none can be registered twice while
     /// the test-result service still answers for it: 60 days.
-    public var usedKeyRetention: Duration = .seconds(60 * 86400)
+    public var usedKeyRetention: Duration = UsedTestRetention.default
 
     public init() {}
 

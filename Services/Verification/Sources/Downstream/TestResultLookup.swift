@@ -24,14 +24,14 @@ public struct TestResultLookup: Sendable {
     /// - Parameter batchPathRetry: how long to ask id by id after the batch path answered 404, before trying it
     ///   again (the test-result service may have been upgraded meanwhile).
     public init(
-        baseURL: URL, policy: DownstreamPolicy, concurrency: Int, batchPathRetry: Duration = .seconds(60),
+        baseURL: URL, policy: DownstreamPolicy, serviceToken: String, concurrency: Int, batchPathRetry: Duration = .seconds(60),
         clock: any WallClock = SystemClock(), http: DownstreamHTTPClient, logger: Logger
     ) {
         let requests = Requests(
             client: TestResultClient.Client.testResult(
                 baseURL: baseURL,
                 transport: http.transport(timeout: policy.timeout),
-                middlewares: ServiceClients.middlewares(policy: policy, logger: logger)
+                middlewares: ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
             ),
             logger: logger
         )
@@ -93,6 +93,7 @@ private struct Requests: Sendable {
     }
 
     private func refused(_ status: String) -> APIError {
+        // 401: test-result does not know this service's token (TESTRESULT_API_TOKEN against its INTERNAL_API_TOKENS).
         logger.warning("test-result service refused a lookup", metadata: ["answer": "\(status)"])
         return APIError.dependencyUnavailable("test-result service")
     }
@@ -101,6 +102,7 @@ private struct Requests: Sendable {
         switch output {
         case .ok: "200"
         case .badRequest: "400"
+        case .unauthorized: "401"
         case .contentTooLarge: "413"
         case .unsupportedMediaType: "415"
         case .internalServerError: "500"
@@ -112,6 +114,7 @@ private struct Requests: Sendable {
         switch output {
         case .ok: "200"
         case .badRequest: "400"
+        case .unauthorized: "401"
         case .contentTooLarge: "413"
         case .unsupportedMediaType: "415"
         case .internalServerError: "500"

@@ -1,0 +1,22 @@
+import ExposureCore
+
+/// The service tokens of the tests: every internal listener started through `TestServices.settings` accepts all of
+/// them, and every calling service presents its own.
+public enum TestServiceTokens {
+    public static let submission = "test-token-submission-to-verification-0001"
+    public static let portal = "test-token-portal-to-verification-00000001"
+    public static let verification = "test-token-verification-to-testresult-001"
+    /// What a test itself presents when it calls an internal listener as a service would.
+    public static let tests = "test-token-of-the-tests-themselves-00000001"
+
+    /// `INTERNAL_API_TOKENS` naming every caller above.
+    public static let internalAPITokens = "submission=\(submission),portal=\(portal),verification=\(verification),tests=\(tests)"
+
+    /// What `TestServices.settings` puts under a test's own settings.
+    public static let serviceDefaults: [String: String] = [
+        "MANAGEMENT_PORT": "0",
+        "INTERNAL_API_TOKENS": internalAPITokens,
+        "VERIFICATION_API_TOKEN": submission,
+        "TESTRESULT_API_TOKEN": verification,
+    ]
+}

@@ -1,0 +1,52 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import TestResult
+@testable import Verification
+
+/// A used test must be remembered as long as its result is kept, or a known positive GUID can be registered again
+/// and mint new TANs (the reference's known hole). Both services refuse a configuration that allows it.
+@Suite struct RetentionConfigurationTests {
+    static let tokens = ["INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens, "TESTRESULT_API_TOKEN": TestServiceTokens.verification]
+
+    @Test func verificationRefusesToForgetUsedTestsBeforeTheirResults() throws {
+        #expect(throws: ConfigurationError(
+            variable: "USED_KEY_RETENTION",
+            reason: "must not be shorter than RESULT_DELETE_AFTER (\(Duration.seconds(60 * 86400))), how long test-result keeps a result"
+        )) {
+            try VerificationConfiguration(Settings(arguments: ["test"], environment: Self.tokens.merging(["USED_KEY_RETENTION": "30d"]) { $1 }))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try VerificationConfiguration(Settings(arguments: ["test"], environment: Self.tokens.merging(["RESULT_DELETE_AFTER": "61d"]) { $1 }))
+        }
+        let shorter = try VerificationConfiguration(Settings(arguments: ["test"], environment: Self.tokens.merging([
+            "USED_KEY_RETENTION": "30d", "RESULT_DELETE_AFTER": "30d", "RESULT_REDEEM_AFTER": "21d",
+        ]) { $1 }))
+        #expect(shorter.lifetimes.usedKeyRetention == .seconds(30 * 86400))
+    }
+
+    @Test func testResultRefusesToKeepResultsLongerThanUsedTestsAreRemembered() throws {
+        #expect(throws: ConfigurationError.self) {
+            try TestResultConfiguration(Settings(arguments: ["test"], environment: Self.tokens.merging(["RESULT_DELETE_AFTER": "90d"]) { $1 }))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try TestResultConfiguration(Settings(arguments: ["test"], environment: Self.tokens.merging(["USED_KEY_RETENTION": "30d"]) { $1 }))
+        }
+        let longer = try TestResultConfiguration(Settings(arguments: ["test"], environment: Self.tokens.merging([
+            "RESULT_DELETE_AFTER": "90d", "USED_KEY_RETENTION": "90d",
+        ]) { $1 }))
+        #expect(longer.retention.deleteAfter == .seconds(90 * 86400))
+    }
+
+    /// Without the callers' tokens neither internal listener could answer anyone: the services refuse to start.
+    @Test func internalListenersNeedTheirCallers() throws {
+        #expect(throws: ConfigurationError.self) {
+            try VerificationConfiguration(Settings(arguments: ["test"], environment: ["TESTRESULT_API_TOKEN": TestServiceTokens.verification]))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try VerificationConfiguration(Settings(arguments: ["test"], environment: ["INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens]))
+        }
+        #expect(throws: ConfigurationError.self) { try TestResultConfiguration(Settings(arguments: ["test"], environment: [:])) }
+    }
+}
