@@ -19,10 +19,39 @@ EXAMPLES=${EXAMPLES:-100}
 
 swift build --product exposure-suite >&2
 data=$(mktemp -d /tmp/fuzz-api.XXXXXX)
-DATA_DIR="$data" LOG_LEVEL=error "$(swift build --show-bin-path)/exposure-suite" >"$data/suite.log" 2>&1 &
+# Every listener on a free port, so that a suite running on the default ports (or another run) is left alone.
+read -r -a ports <<<"$(python3 - <<'PYTHON'
+import socket
+sockets = [socket.socket() for _ in range(10)]
+for s in sockets:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in sockets))
+PYTHON
+)"
+VERIFICATION=${ports[0]} VERIFICATION_INTERNAL=${ports[1]} TESTRESULT=${ports[2]} TESTRESULT_INTERNAL=${ports[3]}
+SUBMISSION=${ports[4]} PORTAL=${ports[5]}
+DATA_DIR="$data" LOG_LEVEL=error \
+    VERIFICATION_PORT=$VERIFICATION VERIFICATION_INTERNAL_PORT=$VERIFICATION_INTERNAL VERIFICATION_MANAGEMENT_PORT=${ports[6]} \
+    TESTRESULT_PORT=$TESTRESULT TESTRESULT_INTERNAL_PORT=$TESTRESULT_INTERNAL TESTRESULT_MANAGEMENT_PORT=${ports[7]} \
+    SUBMISSION_PORT=$SUBMISSION SUBMISSION_MANAGEMENT_PORT=${ports[8]} PORTAL_PORT=$PORTAL PORTAL_MANAGEMENT_PORT=${ports[9]} \
+    "$(swift build --show-bin-path)/exposure-suite" >"$data/suite.log" 2>&1 &
 suite=$!
 trap 'kill $suite 2>/dev/null; wait $suite 2>/dev/null; rm -rf "$data"' EXIT
-for _ in $(seq 1 100); do curl -fs http://127.0.0.1:8030/health/live >/dev/null && break; sleep 0.2; done
+# Ready when the last listener to start answers; a suite that never gets there fails the run, with its log.
+ready=0
+for _ in $(seq 1 300); do
+    if curl -fs "http://127.0.0.1:$PORTAL/health/live" >/dev/null && curl -fs "http://127.0.0.1:$SUBMISSION/health/live" >/dev/null; then
+        ready=1
+        break
+    fi
+    kill -0 $suite 2>/dev/null || break
+    sleep 0.2
+done
+if ((ready == 0)); then
+    echo "fuzz-api: the suite did not become ready; its log:" >&2
+    cat "$data/suite.log" >&2
+    exit 1
+fi
 
 checks=not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance,response_headers_conformance
 status=0
@@ -31,15 +60,15 @@ run() {
     echo "== openapi/$spec on port $port"
     timeout "${FUZZ_TIMEOUT:-300}" "$venv/bin/schemathesis" run "openapi/$spec" --url "http://127.0.0.1:$port" --checks "$checks" --max-examples "$EXAMPLES" --seed 1 "$@" || status=1
 }
-run verification.yaml 8010 --include-tag app
+run verification.yaml "$VERIFICATION" --include-tag app
 # Internal listeners answer only services that present their token: the fuzzer presents the suite's.
 credential() { grep "^$1=" "$data/credentials.txt" | cut -d= -f2; }
-run verification.yaml 8011 --include-tag internal -H "X-Service-Token: $(credential SUBMISSION_TO_VERIFICATION_TOKEN)"
+run verification.yaml "$VERIFICATION_INTERNAL" --include-tag internal -H "X-Service-Token: $(credential SUBMISSION_TO_VERIFICATION_TOKEN)"
 # The lab endpoints with the suite's development lab key, so that the fuzzer gets past authentication.
 lab_key=$(credential LAB_API_KEY)
-run testresult.yaml 8020 --include-tag lab -H "Authorization: Bearer $lab_key"
-run testresult.yaml 8021 --include-tag internal -H "X-Service-Token: $(credential VERIFICATION_TO_TESTRESULT_TOKEN)"
+run testresult.yaml "$TESTRESULT" --include-tag lab -H "Authorization: Bearer $lab_key"
+run testresult.yaml "$TESTRESULT_INTERNAL" --include-tag internal -H "X-Service-Token: $(credential VERIFICATION_TO_TESTRESULT_TOKEN)"
 # schemathesis cannot generate protobuf bodies: submission gets the coverage phase (headers, sizes, missing and
 # malformed bodies); its payload rules are covered by the Swift tests.
-run submission.yaml 8030 --phases coverage
+run submission.yaml "$SUBMISSION" --phases coverage
 exit $status

@@ -19,10 +19,21 @@ public enum TestDatabase: String, Sendable, CaseIterable, CustomTestStringConver
             // Parameterised tests would otherwise quietly run on SQLite only.
             fatalError("REQUIRE_POSTGRES=1 but TEST_POSTGRES_URL is not set: run the tests through scripts/test.sh")
         }
+        _ = warnOnceThatPostgresIsLeftOut
         return [.sqlite]
     }
 
     public var testDescription: String { rawValue }
+
+    /// A banner on standard error, once per run, when the PostgreSQL variants are left out.
+    private static let warnOnceThatPostgresIsLeftOut: Void = {
+        FileHandle.standardError.write(Data("""
+            
+            ******** PostgreSQL is NOT tested in this run: TEST_POSTGRES_URL is not set, so every storage test runs on
+            ******** SQLite only. Run scripts/test.sh (it starts a throwaway server), or set TEST_POSTGRES_URL.
+            
+            """.utf8))
+    }()
 
     /// A new, empty database of this kind for one test; dropped afterwards.
     ///

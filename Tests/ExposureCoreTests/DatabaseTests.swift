@@ -316,7 +316,16 @@ import Testing
 
     /// CI sets REQUIRE_POSTGRES=1: then the server the PostgreSQL variants run on must be there and be PostgreSQL.
     @Test func postgresIsReallyTestedWhenRequired() async throws {
-        guard ProcessInfo.processInfo.environment["REQUIRE_POSTGRES"] == "1" else { return }
+        guard ProcessInfo.processInfo.environment["REQUIRE_POSTGRES"] == "1" else {
+            // Plain `swift test` without a server: every PostgreSQL variant is left out. The run says so in its
+            // summary ("passed with 1 known issue") instead of passing as if it had tested both databases.
+            if !TestDatabase.all.contains(.postgres) {
+                withKnownIssue("PostgreSQL was left out of this run: run scripts/test.sh, or set TEST_POSTGRES_URL") {
+                    Issue.record("the PostgreSQL variants of every storage test did not run")
+                }
+            }
+            return
+        }
         let version = try await TestDatabase.postgres.withFreshDatabase { database in
             try await database.withConnection { try await $0.raw("SELECT version() AS version").first()?.decode(column: "version", as: String.self) }
         }

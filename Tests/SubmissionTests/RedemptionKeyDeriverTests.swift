@@ -16,6 +16,23 @@ import Testing
         )
     }
 
+    /// A known answer, computed apart from this code (Python's `hmac` over the encoding that
+    /// `RedemptionKeyDeriver` documents), so that a change of the encoding cannot pass unnoticed: a deployed
+    /// submission service and a new one must derive the same key for a retry that spans an upgrade.
+    ///
+    ///     import hmac, hashlib, struct
+    ///     lp = lambda b: struct.pack(">I", len(b)) + b
+    ///     tan = b"3b1e5a1c-8f0a-4c1e-9d2b-6a7f0e1d2c3b"
+    ///     enc = lp(tan) + struct.pack(">I", 3)
+    ///     for n in (1, 2, 3):
+    ///         enc += lp(bytes([n]) * 16) + b"".join(struct.pack(">i", f) for f in (2_800_000 + n * 144, 144, 6, 2, 1, 0))
+    ///         enc += lp(b"DE") + lp(b"FR,NL") + b"\x01"
+    ///     hmac.new(b"a secret of 32 bytes, or so long", enc, hashlib.sha256).hexdigest()[:32]
+    @Test
+    func aKnownAnswerComputedIndependently() {
+        #expect(Self.deriver.key(for: Self.tan, keys: (1...3).map(Self.key)) == "a3bd8b3f4cc63d86257ca322b135665d")
+    }
+
     @Test
     func theSameSubmissionGivesTheSameKeyInAnyOrder() {
         let keys = (1...3).map(Self.key)

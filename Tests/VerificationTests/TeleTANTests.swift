@@ -68,17 +68,18 @@ import Testing
     func issuanceIsRateLimitedGlobally(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind, environment: ["TELETAN_RATE_LIMIT": "3", "TELETAN_RATE_WINDOW": "1h"]) { h in
             let token = try await h.officerToken(roles: ["c19hotline"], expiresIn: 7200)
-            let before = Self.counters()
+            let issuedBefore = Self.issuedCount()
             for _ in 0..<3 { try #require(try await h.createTeleTAN(token: token).status == 201) }
             let limited = try await h.createTeleTAN(token: token)
             #expect(limited.status == 429)
             #expect(limited.json["error"] as? String == "rate_limited")
             // Other tests count too (one registry per process), so at least, not exactly.
-            let after = Self.counters()
-            #expect(after.issued >= before.issued + 3)
-            #expect(after.issuanceLimited >= before.issuanceLimited + 1)
+            #expect(Self.issuedCount() >= issuedBefore + 3)
             h.clock.advance(by: 3601)
             try #require(try await h.createTeleTAN(token: token).status == 201)
+            // The refusal is in the finished hour's tally, published with the next request counted.
+            try #require(try await h.register(guid: VerificationHarness.hashedGUID(), fake: "1").status == 201)
+            #expect(Self.rateLimitedLastHour("teletan_issuance") == 1)
         }
     }
 
@@ -91,13 +92,15 @@ import Testing
             }
             // The bucket is empty: even a valid teleTAN waits.
             let valid = try await h.newTeleTAN()
-            let before = Self.counters()
             try #require(try await h.register(teleTAN: valid).status == 429)
-            #expect(Self.counters().failuresLimited >= before.failuresLimited + 1)
             // GUID registrations are not affected.
             try #require(try await h.register(guid: VerificationHarness.hashedGUID()).status == 201)
             h.clock.advance(by: 60)
             try #require(try await h.register(teleTAN: valid).status == 201)
+            // The refusal is in the hour's tally, published once the hour has ended.
+            h.clock.advance(by: 3600)
+            try #require(try await h.register(guid: VerificationHarness.hashedGUID(), fake: "1").status == 201)
+            #expect(Self.rateLimitedLastHour("teletan_failures") == 1)
         }
     }
 
@@ -119,7 +122,7 @@ import Testing
             let first = try await h.createTeleTAN(token: token, idempotencyKey: key)
             #expect(first.status == 201)
             let teleTAN = try #require(first.json["value"] as? String)
-            let issuedBefore = Self.counters().issued
+            let issuedBefore = Self.issuedCount()
             h.clock.advance(by: 599)
             let again = try await h.createTeleTAN(token: token, type: "TEST", idempotencyKey: key)
             #expect(again.status == 201)
@@ -131,7 +134,7 @@ import Testing
             let sealed = try #require(rows[0].sealed)
             let keyHash = try #require(rows[0].requestKeyHash)
             #expect(!sealed.contains(teleTAN) && !sealed.contains(key) && keyHash != key && !keyHash.contains(key))
-            #expect(Self.counters().issued == issuedBefore)
+            #expect(Self.issuedCount() == issuedBefore)
 
             // The same key for the other type, or after ten minutes, is a reuse; other keys and no key get new teleTANs.
             let otherType = try await h.createTeleTAN(token: token, type: "EVENT", idempotencyKey: key)
@@ -232,12 +235,12 @@ import Testing
     }
 
     /// The teleTAN counters of this process's registry.
-    static func counters() -> (issued: Double, issuanceLimited: Double, failuresLimited: Double) {
-        let text = PrometheusText.ofThisProcess()
-        return (
-            PrometheusText.count(in: text, name: "verification_teletans_issued_total", labels: ["type": "TEST"]),
-            PrometheusText.count(in: text, name: "verification_rate_limited_total", labels: ["limit": "teletan_issuance"]),
-            PrometheusText.count(in: text, name: "verification_rate_limited_total", labels: ["limit": "teletan_failures"])
-        )
+    static func issuedCount() -> Double {
+        PrometheusText.count(in: PrometheusText.ofThisProcess(), name: "verification_teletans_issued_total", labels: ["type": "TEST"])
+    }
+
+    /// The refusals by `limit` in the last finished hour (`HourlyTally`).
+    static func rateLimitedLastHour(_ limit: String) -> Double? {
+        PrometheusText.value(in: PrometheusText.ofThisProcess(), name: "verification_rate_limited_last_hour", labels: ["limit": limit])
     }
 }

@@ -12,6 +12,7 @@ with `python3 Tests/browser/test_portal.py`, or with pytest.
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import subprocess
@@ -68,6 +69,9 @@ class Services:
         self.workdir = workdir
         self.processes = []
         self.app_port, self.internal_port, self.portal_port = free_port(), free_port(), free_port()
+        self.portal_management_port = free_port()
+        # The portal's token at verification's internal listener, made for this run.
+        token = secrets.token_hex(32)
         data_dir = os.path.join(workdir, "portal-data")
         self.portal_env = {
             **os.environ,
@@ -77,6 +81,8 @@ class Services:
             "BIND_HOST": "127.0.0.1",
             "PUBLIC_URL": f"http://localhost:{self.portal_port}",
             "VERIFICATION_URL": f"http://127.0.0.1:{self.internal_port}",
+            "VERIFICATION_API_TOKEN": token,
+            "MANAGEMENT_PORT": str(self.portal_management_port),
             "HEALTH_AUTHORITIES": "1.08.2.12.=Gesundheitsamt Heidelberg,1.11.0.01.=Gesundheitsamt Berlin-Mitte",
             "BCRYPT_COST": "10",
         }
@@ -87,6 +93,9 @@ class Services:
             "DATABASE_URL": f"sqlite://{workdir}/verification.db",
             "PORT": str(self.app_port),
             "INTERNAL_PORT": str(self.internal_port),
+            "MANAGEMENT_PORT": str(free_port()),
+            "INTERNAL_API_TOKENS": f"portal={token}",
+            "TESTRESULT_API_TOKEN": secrets.token_hex(32),
             "BIND_HOST": "127.0.0.1",
             "JWT_PUBLIC_KEY_FILES": public_key,
             # Registering a teleTAN never asks test-result.
@@ -109,7 +118,7 @@ class Services:
 
     def __enter__(self):
         self.start("verification-service", self.verification_env, f"http://127.0.0.1:{self.app_port}/health/live")
-        self.start("portal-service", self.portal_env, f"http://127.0.0.1:{self.portal_port}/health/ready")
+        self.start("portal-service", self.portal_env, f"http://127.0.0.1:{self.portal_management_port}/health/ready")
         return self
 
     def __exit__(self, *_):
