@@ -39,14 +39,29 @@ import Testing
         #expect(longer.retention.deleteAfter == .seconds(90 * 86400))
     }
 
-    /// Without the callers' tokens neither internal listener could answer anyone: the services refuse to start.
-    @Test func internalListenersNeedTheirCallers() throws {
-        #expect(throws: ConfigurationError.self) {
-            try VerificationConfiguration(Settings(arguments: ["test"], environment: ["TESTRESULT_API_TOKEN": TestServiceTokens.verification]))
+    /// Without the callers' tokens neither internal listener could answer anyone: the services refuse to serve
+    /// (their administration commands and `migrate` need none).
+    @Test func internalListenersNeedTheirCallers() async throws {
+        let environment = TestServices.environment()
+        let withoutCallers = try VerificationConfiguration(Settings(arguments: ["test"], environment: [
+            "TESTRESULT_API_TOKEN": TestServiceTokens.verification, "DATABASE_URL": "sqlite::memory:",
+        ]))
+        await #expect(throws: ServiceTokens.missing("INTERNAL_API_TOKENS")) {
+            _ = try await VerificationService.makeBundle(withoutCallers, environment: environment)
+        }
+        let withoutToken = try VerificationConfiguration(Settings(arguments: ["test"], environment: [
+            "INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens, "DATABASE_URL": "sqlite::memory:",
+        ]))
+        await #expect(throws: ServiceTokens.missing("TESTRESULT_API_TOKEN")) {
+            _ = try await VerificationService.makeBundle(withoutToken, environment: environment)
+        }
+        let testResult = try TestResultConfiguration(Settings(arguments: ["test"], environment: ["DATABASE_URL": "sqlite::memory:"]))
+        #expect(testResult.internalCallers == nil)
+        await #expect(throws: ServiceTokens.missing("INTERNAL_API_TOKENS")) {
+            _ = try await TestResultService.makeBundle(testResult, environment: environment)
         }
         #expect(throws: ConfigurationError.self) {
-            try VerificationConfiguration(Settings(arguments: ["test"], environment: ["INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens]))
+            try TestResultConfiguration(Settings(arguments: ["test"], environment: ["INTERNAL_API_TOKENS": "verification=short"]))
         }
-        #expect(throws: ConfigurationError.self) { try TestResultConfiguration(Settings(arguments: ["test"], environment: [:])) }
     }
 }

@@ -166,7 +166,7 @@ import Testing
             baseURL: URL(string: "http://127.0.0.1:1")!, policy: DownstreamPolicy(timeout: .seconds(1), attempts: 1), serviceToken: TestServiceTokens.verification,
             concurrency: 1, http: http, logger: TestLogger.quiet
         )
-        await #expect(throws: APIError.self) { try await lookup.result(for: SecretHash.sha256Hex("guid-1")) }
+        await #expect(throws: DownstreamError(service: "test-result service", reason: .unreachable)) { try await lookup.result(for: SecretHash.sha256Hex("guid-1")) }
         await http.shutdown()
     }
 }

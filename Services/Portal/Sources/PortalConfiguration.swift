@@ -10,8 +10,8 @@ public struct PortalConfiguration: Sendable {
     public var publicURL: URL
     /// The verification service's internal listener (`VERIFICATION_URL`).
     public var verificationURL: URL
-    /// The portal's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required).
-    public var verificationToken: String
+    /// The portal's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required to serve).
+    public var verificationToken: String?
     public var verificationPolicy: DownstreamPolicy
     /// Where the generated signing key lives (`DATA_DIR`, default `./data`).
     public var dataDirectory: String

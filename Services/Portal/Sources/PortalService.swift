@@ -63,7 +63,7 @@ public enum PortalService {
             signer: signer,
             oidc: configuration.oidc.map { OIDCProvider(settings: $0, http: http.client, clock: environment.clock, logger: logger) },
             teleTANs: TeleTANIssuer(
-                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: configuration.verificationToken,
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"),
                 http: http, random: environment.random, logger: logger
             ),
             assets: assets,

@@ -8,8 +8,8 @@ public struct SubmissionConfiguration: Sendable {
     public var listener: ListenerAddress
     /// The verification service's internal listener (`VERIFICATION_URL`, default http://localhost:8011).
     public var verificationURL: URL
-    /// This service's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required).
-    public var verificationToken: String
+    /// This service's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required to serve).
+    public var verificationToken: String?
     /// Per attempt (`VERIFICATION_TIMEOUT`, default 3s) and attempts on connection failures and 502/503/504
     /// (`VERIFICATION_ATTEMPTS`, default 3).
     public var verification: DownstreamPolicy

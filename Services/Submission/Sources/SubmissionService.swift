@@ -34,6 +34,7 @@ public enum SubmissionService {
         tally: HourlyTally? = nil
     ) async throws -> ServiceBundle {
         let logger = environment.logger
+        let verificationToken = try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN")
         let store = DiagnosisKeyStore(database: database)
         let tally = tally ?? HourlyTally(clock: environment.clock)
         let redemptionSecret = try await RedemptionSecretStore(database: database).secret(random: environment.random)
@@ -43,7 +44,7 @@ public enum SubmissionService {
             validator: SubmissionValidator(rules: configuration.rules),
             store: store,
             verifier: TANVerifier(
-                baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: configuration.verificationToken,
+                baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
                 http: http, logger: logger,
                 clock: environment.clock
             ),

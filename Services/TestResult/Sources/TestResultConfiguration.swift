@@ -8,8 +8,8 @@ public struct TestResultConfiguration: Sendable {
     public var labListener: ListenerAddress
     /// Internal listener for the verification service (`INTERNAL_PORT`, default 8021, on `INTERNAL_BIND_HOST`).
     public var internalListener: ListenerAddress
-    /// The services allowed on the internal listener, each with its token (`INTERNAL_API_TOKENS`, required).
-    public var internalCallers: ServiceTokens
+    /// The services allowed on the internal listener, each with its token (`INTERNAL_API_TOKENS`, required to serve).
+    public var internalCallers: ServiceTokens?
     /// Results per request (`MAX_BATCH_SIZE`, default 1000).
     public var maxBatchSize: Int
     /// Request body limit in bytes (`MAX_BODY_BYTES`, default 512 KiB: a full batch of 1000 fits).
@@ -25,7 +25,7 @@ public struct TestResultConfiguration: Sendable {
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/testresult.db", managementPort: 8022)
         labListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8020))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8021))
-        internalCallers = try ServiceTokens(settings)
+        internalCallers = try ServiceTokens.optional(settings)
         maxBatchSize = try settings.int("MAX_BATCH_SIZE", default: 1000, in: 1...100_000)
         maxBodyBytes = try settings.int("MAX_BODY_BYTES", default: 512 * 1024, in: 1024...64 * 1024 * 1024)
         retention = RetentionPolicy(

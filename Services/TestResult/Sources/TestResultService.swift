@@ -25,6 +25,7 @@ public enum TestResultService {
 
     static func makeBundle(_ configuration: TestResultConfiguration, database: Database, environment: ServiceEnvironment) throws -> ServiceBundle {
         let logger = environment.logger
+        let internalCallers = try ServiceTokens.required(configuration.internalCallers, variable: "INTERNAL_API_TOKENS")
         let store = TestResultStore(database: database)
         let tally = HourlyTally(clock: environment.clock)
         let api = TestResultAPI(
@@ -49,7 +50,7 @@ public enum TestResultService {
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )
-        let internalRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), callers: configuration.internalCallers)
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), callers: internalCallers)
         try api.registerHandlers(
             on: PathFilteredTransport(internalRouter) { $0.hasPrefix("/api/v1/app/") },
             configuration: StandardRouter.openAPIConfiguration,

@@ -8,10 +8,10 @@ public struct VerificationConfiguration: Sendable {
     public var appListener: ListenerAddress
     /// Internal listener for submission and portal (`INTERNAL_PORT`, default 8011, on `INTERNAL_BIND_HOST`).
     public var internalListener: ListenerAddress
-    /// The services allowed on the internal listener, each with its token (`INTERNAL_API_TOKENS`, required).
-    public var internalCallers: ServiceTokens
-    /// This service's token at test-result's internal listener (`TESTRESULT_API_TOKEN`, required).
-    public var testResultToken: String
+    /// The services allowed on the internal listener, each with its token (`INTERNAL_API_TOKENS`, required to serve).
+    public var internalCallers: ServiceTokens?
+    /// This service's token at test-result's internal listener (`TESTRESULT_API_TOKEN`, required to serve).
+    public var testResultToken: String?
     /// The test-result service's internal listener (`TESTRESULT_URL`).
     public var testResultURL: URL
     public var testResultPolicy: DownstreamPolicy
@@ -34,7 +34,7 @@ public struct VerificationConfiguration: Sendable {
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: 8012)
         appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
-        internalCallers = try ServiceTokens(settings)
+        internalCallers = try ServiceTokens.optional(settings)
         testResultToken = try ServiceTokens.callerToken(settings, variable: "TESTRESULT_API_TOKEN")
         testResultURL = try settings.url("TESTRESULT_URL", default: "http://localhost:8021")
         testResultPolicy = DownstreamPolicy(

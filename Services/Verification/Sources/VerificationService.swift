@@ -18,6 +18,8 @@ public enum VerificationService {
     public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)
         let logger = environment.logger
+        let internalCallers = try ServiceTokens.required(configuration.internalCallers, variable: "INTERNAL_API_TOKENS")
+        let testResultToken = try ServiceTokens.required(configuration.testResultToken, variable: "TESTRESULT_API_TOKEN")
         let keys = OfficerSigningKeys(staticKeys: try await configuration.signingKeys.loadStaticKeys())
         if !configuration.signingKeys.isConfigured {
             logger.warning("no JWT_JWKS_URL or JWT_PUBLIC_KEY_FILES: teleTAN issuance will refuse every request")
@@ -31,7 +33,7 @@ public enum VerificationService {
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat),
             teleTANs: TeleTANStore(database: database),
             testResults: TestResultLookup(
-                baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, serviceToken: configuration.testResultToken,
+                baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, serviceToken: testResultToken,
                 concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger
             ),
             officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
@@ -59,7 +61,7 @@ public enum VerificationService {
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )
-        let internalRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, callers: configuration.internalCallers)
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, callers: internalCallers)
         try api.registerHandlers(
             on: PathFilteredTransport(internalRouter) { internalPaths.contains($0) },
             configuration: StandardRouter.openAPIConfiguration,

@@ -32,11 +32,18 @@ public struct ServiceTokens: Sendable {
         return match
     }
 
-    /// `INTERNAL_API_TOKENS`: required, since an internal listener without callers would refuse everyone.
+    /// `INTERNAL_API_TOKENS`, validated; nil when it is not set. Serving needs it (`required(_:variable:)`); the
+    /// administration commands and `migrate` do not.
+    public static func optional(_ settings: Settings, variable: String = "INTERNAL_API_TOKENS") throws(ConfigurationError) -> ServiceTokens? {
+        guard settings.raw(variable) != nil else { return nil }
+        return try ServiceTokens(settings, variable: variable)
+    }
+
+    /// `INTERNAL_API_TOKENS`, required: an internal listener without callers would refuse everyone.
     public init(_ settings: Settings, variable: String = "INTERNAL_API_TOKENS") throws(ConfigurationError) {
         let entries = settings.list(variable, default: [])
         guard !entries.isEmpty else {
-            throw ConfigurationError(variable: variable, reason: "is required: name each calling service and its token, as caller=token,caller=token")
+            throw Self.missing(variable)
         }
         var tokens: [String: String] = [:]
         for entry in entries {
@@ -54,9 +61,10 @@ public struct ServiceTokens: Sendable {
         self.init(tokens)
     }
 
-    /// A caller's own token setting (`VERIFICATION_API_TOKEN`, `TESTRESULT_API_TOKEN`): required and well formed.
-    public static func callerToken(_ settings: Settings, variable: String) throws(ConfigurationError) -> String {
-        let token = try settings.requiredString(variable)
+    /// A caller's own token setting (`VERIFICATION_API_TOKEN`, `TESTRESULT_API_TOKEN`), well formed; nil when it is
+    /// not set (serving needs it, `required(_:variable:)`).
+    public static func callerToken(_ settings: Settings, variable: String) throws(ConfigurationError) -> String? {
+        guard let token = settings.raw(variable) else { return nil }
         guard isWellFormed(token) else {
             throw ConfigurationError(variable: variable, reason: "must be at least \(minimumLength) letters, digits, '-' or '_'")
         }
@@ -67,5 +75,16 @@ public struct ServiceTokens: Sendable {
         token.utf8.count >= minimumLength && token.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
         }
+    }
+
+    /// The error of a service started to serve without its tokens.
+    public static func missing(_ variable: String) -> ConfigurationError {
+        ConfigurationError(variable: variable, reason: "is required to serve: the service tokens of the internal listeners (docs/operations.md)")
+    }
+
+    /// `value`, or the error that names `variable` as missing.
+    public static func required<T>(_ value: T?, variable: String) throws(ConfigurationError) -> T {
+        guard let value else { throw missing(variable) }
+        return value
     }
 }

@@ -46,10 +46,10 @@ public enum ServiceClients {
         return AsyncHTTPClientTransport(configuration: .init(client: client, timeout: .milliseconds(milliseconds)))
     }
 
-    /// Retries as `policy` says, and sends `serviceToken`: the calling service's token for the internal listener
+    /// Writes down the final answer's status for `DownstreamCall`, retries as `policy` says, and sends `serviceToken`: the calling service's token for the internal listener
     /// it calls (`ServiceTokens`).
     public static func middlewares(policy: DownstreamPolicy, serviceToken: String, logger: Logger) -> [any ClientMiddleware] {
-        [ServiceTokenClientMiddleware(token: serviceToken), RetryingClientMiddleware(policy: policy, logger: logger)]
+        [ResponseStatusRecorder(), ServiceTokenClientMiddleware(token: serviceToken), RetryingClientMiddleware(policy: policy, logger: logger)]
     }
 
     /// A readiness check that a downstream service's `/health/live` answers 200. With the service's

@@ -33,6 +33,10 @@ public struct OpenAPIErrorMiddleware: ServerMiddleware {
     }
 
     static func apiError(for error: any Error, operationID: String, logger: Logger) -> APIError {
+        if let downstream = (error as? DownstreamError) ?? ((error as? ServerError)?.underlyingError as? DownstreamError) {
+            // Logged where it happened (`DownstreamCall`); the client learns only that it may try again.
+            return APIError(downstream)
+        }
         guard let serverError = error as? ServerError else {
             if let apiError = error as? APIError { return apiError }
             logger.error("request failed", metadata: ["operation": "\(operationID)", "error": "\(type(of: error))"])

@@ -6,8 +6,8 @@ import VerificationClient
 
 /// Spends TANs at the verification service, through the client generated from `openapi/verification.yaml`.
 ///
-/// Verifications go through a `RequestBatcher`: at most `concurrency` requests are out at once (one more while they
-/// are all slower than the policy's `stalledAfter`), and the TANs of concurrent submissions that queue behind them
+/// Verifications go in batches (`BatchedDownstream`): at most `concurrency` requests are out at once (one more while
+/// they are all slower than the policy's `stalledAfter`), and the TANs of concurrent submissions that queue behind them
 /// go as one `/version/v1/tans/verify` request, which verification answers with one UPDATE. A verification service
 /// that does not know that path yet (404, during a rolling upgrade) is asked TAN by TAN on `/version/v1/tan/verify`,
 /// and the batch path is tried again after `batchPathRetry`.
@@ -24,7 +24,7 @@ struct TANVerifier: Sendable {
     /// TANs per request at most: `maxItems` of `TanBatchBody` in openapi/verification.yaml.
     static let maxBatch = 100
 
-    private let batcher: RequestBatcher<TANRedemption, TANVerdict>
+    private let verifications: BatchedDownstream<TANRedemption, TANVerdict>
 
     init(
         baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger,
@@ -36,18 +36,15 @@ struct TANVerifier: Sendable {
                 transport: http.transport(timeout: policy.timeout),
                 middlewares: ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
             ),
-            logger: logger
+            call: DownstreamCall(service: "verification service", logger: logger)
         )
         // No counter here: the submission service's counts are published per finished hour (`HourlyTally`), so that
         // a single real submission cannot be seen in them. Verification's counters show the mean batch.
-        let paths = BatchPathFallback<TANRedemption, TANVerdict>(
-            retryAfter: batchPathRetry, clock: clock, logger: logger,
+        verifications = BatchedDownstream(
+            slots: Self.concurrency, maxBatch: Self.maxBatch, policy: policy, batchPathRetry: batchPathRetry, clock: clock, logger: logger,
             noticeWhenMissing: "verification service has no /version/v1/tans/verify yet; verifying TAN by TAN",
             batch: requests.verdicts(for:), single: requests.verdict(for:)
         )
-        batcher = RequestBatcher(slots: Self.concurrency, maxBatch: Self.maxBatch, spareAfter: policy.stalledAfter) { tans in
-            try await paths.answers(for: tans)
-        }
     }
 
     /// Returns when the TAN was valid and is now spent by this redemption (now or by an earlier try of it); throws the
@@ -55,11 +52,11 @@ struct TANVerifier: Sendable {
     func spend(_ redemption: TANRedemption) async throws(APIError) {
         let verdict: TANVerdict
         do {
-            verdict = try await batcher.value(for: redemption)
-        } catch let error as APIError {
-            throw error
+            verdict = try await verifications.answer(for: redemption)
+        } catch let error as DownstreamError {
+            throw APIError(error)
         } catch {
-            // A batch whose answer could not be read: not JSON, an undecodable body, or the wrong number of verdicts.
+            // A batch whose answer could not be read: not JSON, or the wrong number of verdicts.
             throw .dependencyUnavailable("verification service")
         }
         switch verdict {
@@ -80,7 +77,7 @@ struct TANVerifier: Sendable {
     /// threads that verification's answer wakes are those a real submission's verdict wakes, and without this fake
     /// answers left a little later than real ones (docs/privacy.md). Its failures change nothing.
     func decoy(random: any RandomSource) async {
-        _ = try? await batcher.value(for: TANRedemption(tan: Codes.uuidV4(using: random), key: Codes.redemptionKey(using: random)))
+        _ = try? await verifications.answer(for: TANRedemption(tan: Codes.uuidV4(using: random), key: Codes.redemptionKey(using: random)))
     }
 
     static let invalidTAN = APIError.forbidden("The TAN is invalid, expired or already used.", code: "invalid_tan")
@@ -103,88 +100,41 @@ enum TANVerdict: Sendable, Equatable {
 /// The two requests behind `TANVerifier`: a batch of TANs, and one TAN where verification has no batch path.
 private struct TANVerificationRequests: Sendable {
     let client: Client
-    let logger: Logger
+    let call: DownstreamCall
 
     func verdicts(for redemptions: [TANRedemption]) async throws -> BatchPathFallback<TANRedemption, TANVerdict>.BatchAnswer {
         let body = VerificationClient.Components.Schemas.TanBatchBody(tans: redemptions.map(\.tan), redemptionKeys: redemptions.map(\.key))
-        let output = try await send { try await client.verifyTans(body: .json(body)) }
+        let (output, status) = try await call.send { try await client.verifyTans(body: .json(body)) }
         switch output {
         case .ok(let ok):
-            return .answers(try ok.body.json.verdicts.map { $0.valid ? .valid(teleTANType: $0.teleTanType) : .refused })
+            let verdicts = try ok.body.json.verdicts
+            guard verdicts.count == redemptions.count else { throw call.unfitting() }
+            return .answers(verdicts.map { $0.valid ? .valid(teleTANType: $0.teleTanType) : .refused })
         case .undocumented(404, _):
             return .pathMissing
         default:
-            throw failed(status: Self.status(of: output))
+            // 401: verification does not know this service's token (VERIFICATION_API_TOKEN against its INTERNAL_API_TOKENS).
+            throw call.unexpected(status: status)
         }
     }
 
     func verdict(for redemption: TANRedemption) async throws -> TANVerdict {
-        let output: VerificationClient.Operations.verifyTan.Output
         let body = VerificationClient.Components.Schemas.TanBody(tan: redemption.tan, redemptionKey: redemption.key)
+        let answer: (output: VerificationClient.Operations.verifyTan.Output, status: Int)
         do {
-            output = try await send { try await client.verifyTan(body: .json(body)) }
-        } catch let error as ClientError where error.response?.status.code == 404 {
+            answer = try await call.send { try await client.verifyTan(body: .json(body)) }
+        } catch let error as DownstreamError where error.reason == .unexpected(status: 404) {
             // A 404 whose body is not the documented JSON is still a refusal.
             return .refused
         }
+        let (output, status) = answer
         switch output {
         case .ok(let ok):
             return .valid(teleTANType: ok.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE)
         case .notFound, .badRequest:
             return .refused
-        case .unauthorized, .notAcceptable, .unsupportedMediaType, .internalServerError, .undocumented:
-            throw failed(status: Self.status(of: output))
+        default:
+            throw call.unexpected(status: status)
         }
-    }
-
-    /// Sends a request; a failure to get any answer becomes 500 for the submission, logged without the request
-    /// (whose body holds the TANs). A 404 of the single path passes through, as the refusal it is.
-    private func send<Output>(_ request: () async throws -> Output) async throws -> Output {
-        do {
-            return try await request()
-        } catch let error as ClientError where error.response?.status.code == 404 {
-            throw error
-        } catch {
-            logger.error("verification unreachable", metadata: ["error": "\(Self.describe(error))"])
-            throw APIError.dependencyUnavailable("verification service")
-        }
-    }
-
-    private func failed(status: Int) -> APIError {
-        // 401: verification does not know this service's token (VERIFICATION_API_TOKEN against its INTERNAL_API_TOKENS).
-        logger.error("verification failed", metadata: ["status": "\(status)"])
-        return .dependencyUnavailable("verification service")
-    }
-
-    private static func status(of output: VerificationClient.Operations.verifyTans.Output) -> Int {
-        switch output {
-        case .ok: 200
-        case .badRequest: 400
-        case .unauthorized: 401
-        case .notAcceptable: 406
-        case .contentTooLarge: 413
-        case .unsupportedMediaType: 415
-        case .internalServerError: 500
-        case .undocumented(let status, _): status
-        }
-    }
-
-    private static func status(of output: VerificationClient.Operations.verifyTan.Output) -> Int {
-        switch output {
-        case .ok: 200
-        case .badRequest: 400
-        case .unauthorized: 401
-        case .notFound: 404
-        case .notAcceptable: 406
-        case .unsupportedMediaType: 415
-        case .internalServerError: 500
-        case .undocumented(let status, _): status
-        }
-    }
-
-    /// The error's type and cause, without the request (whose body holds the TAN).
-    private static func describe(_ error: any Error) -> String {
-        guard let clientError = error as? ClientError else { return "\(type(of: error))" }
-        return "\(type(of: clientError.underlyingError)): \(clientError.causeDescription)"
     }
 }

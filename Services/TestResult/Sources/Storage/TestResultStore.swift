@@ -64,7 +64,7 @@ public struct TestResultStore: Sendable {
                 query.appendLiteral("""
                      ON CONFLICT (id) DO UPDATE SET result = excluded.result, sample_collection = excluded.sample_collection,
                     updated_at = excluded.updated_at
-                    WHERE test_results.result NOT IN (4, 9) AND test_results.lab_id = excluded.lab_id
+                    WHERE test_results.result NOT IN \(Self.redeemedCodes) AND test_results.lab_id = excluded.lab_id
                     RETURNING id
                     """)
                 written += try await connection.raw(query).all().count
@@ -114,12 +114,17 @@ public struct TestResultStore: Sendable {
         let counts = try await JobLock.runExclusively("testresult.retention", on: database) { connection in
             let deleted = try await connection.raw("DELETE FROM test_results WHERE received_at < \(bind: deleteCutoff) RETURNING id").all().count
             let redeemed = try await connection.raw("""
-                UPDATE test_results SET result = CASE WHEN result >= 5 THEN 9 ELSE 4 END, updated_at = \(bind: timestamp)
-                WHERE received_at < \(bind: redeemCutoff) AND result NOT IN (4, 9)
+                UPDATE test_results SET result = CASE WHEN result >= \(unsafeRaw: String(TestResultCode.quickPending.rawValue)) \
+                THEN \(unsafeRaw: String(TestResultCode.quickRedeemed.rawValue)) ELSE \(unsafeRaw: String(TestResultCode.redeemed.rawValue)) END, \
+                updated_at = \(bind: timestamp)
+                WHERE received_at < \(bind: redeemCutoff) AND result NOT IN \(unsafeRaw: Self.redeemedCodes)
                 RETURNING id
                 """).all().count
             return [redeemed, deleted]
         }
         return (counts?[0] ?? 0, counts?[1] ?? 0)
     }
+
+    /// The redeemed codes as an SQL list, `(4, 9)`: from the domain's rule, numbers only, so safe to splice.
+    static let redeemedCodes = "(" + TestResultCode.allCases.filter(\.isRedeemed).map { String($0.rawValue) }.joined(separator: ", ") + ")"
 }
