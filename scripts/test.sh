@@ -71,10 +71,21 @@ export REQUIRE_POSTGRES=1
 
 log "building"
 swift build --build-tests
-log "running tests (SQLite and PostgreSQL)"
 # One test at a time: many tests start servers and measure that nothing waits for a timeout, which a two-core
 # machine running two hundred of them at once cannot promise.
-swift test --skip-build --no-parallel "$@"
+if [[ $# -gt 0 ]]; then
+    log "running the tests asked for (SQLite and PostgreSQL)"
+    swift test --skip-build --no-parallel "$@"
+else
+    # The tests whose verdict depends on time (the statistical comparisons of fake and real answers, and the
+    # kill/restart faults) run as a step of their own after the others, so that their output (every round a
+    # comparison rejected, every fault's audit) stands apart and a failure there is told from one elsewhere.
+    timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|DistributionCrashTests'
+    log "running the tests (SQLite and PostgreSQL), the timing and fault tests apart"
+    swift test --skip-build --no-parallel --skip "$timing"
+    log "running the timing and fault tests: the fake/real latency comparisons and the kill/restart faults"
+    swift test --skip-build --no-parallel --filter "$timing"
+fi
 
 # The portal in a real (headless) browser, and every OpenAPI document fuzzed against a running suite, unless only
 # some tests were asked for.
