@@ -22,6 +22,8 @@ import Testing
             let keyFile = directory.appendingPathComponent("signing-key.pem")
             try signingKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
             let distribution = Distribution(directory: directory, database: url, signingKeyFile: keyFile)
+            let publicKeyFile = directory.appendingPathComponent("signing-key.pub.pem")
+            try signingKey.publicKey.pemRepresentation.write(to: publicKeyFile, atomically: true, encoding: .utf8)
 
             let migrated = try ServiceProcess.run("submission-service", ["migrate"], environment: distribution.environment(exportDirectory: "unused"))
             try #require(migrated.status == 0, "\(migrated.output)")
@@ -47,6 +49,8 @@ import Testing
                 } catch {
                     Issue.record("after a kill at \(onDisk) of \(fileCount) files the tree is inconsistent: \(error)")
                 }
+                let independent = try IndependentTreeCheck(root: tree.root, publicKeyFile: publicKeyFile).run()
+                #expect(independent.problems.isEmpty, "after a kill at \(onDisk) of \(fileCount) files: \(independent.problems)")
             }
 
             // The next run completes the tree; the killed runs' lock (a file lock on SQLite, a session advisory lock
@@ -66,6 +70,12 @@ import Testing
             }
             let finalTree = try #require(completed, "three attempts crossed an hour boundary")
             #expect(finalTree == expected)
+            // The independent reader agrees: the same files reachable, with the same contents, and nothing wrong.
+            let completedIndependently = try IndependentTreeCheck(root: tree.root, publicKeyFile: publicKeyFile).run()
+            let expectedIndependently = try IndependentTreeCheck(root: reference.root, publicKeyFile: publicKeyFile).run()
+            #expect(completedIndependently.problems.isEmpty && expectedIndependently.problems.isEmpty)
+            #expect(completedIndependently == expectedIndependently)
+            #expect(completedIndependently.files.count == finalTree.files.count)
             #expect(!finalTree.dates.isEmpty)
             #expect(finalTree.files.count > 20)
             #expect(tree.temporaryFiles().isEmpty, "left over: \(tree.temporaryFiles())")

@@ -11,7 +11,7 @@ import Testing
 ///
 /// Needs `protoc` and Python 3 with the `protobuf` package (Debian: protobuf-compiler, python3-protobuf).
 @Suite struct WireCompatibilityTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let fixtures = ExternalTool.fixtures
 
     @Test(arguments: TestDatabase.all)
     func aPayloadFromPythonIsAccepted(kind: TestDatabase) async throws {
@@ -48,41 +48,7 @@ import Testing
         return try run([python, fixtures.appendingPathComponent("make_payload.py").path, directory.path, "\(today)"])
     }
 
-    /// A Python 3 that has the protobuf package: `PYTHON` if set, else the system interpreter (where Debian's
-    /// python3-protobuf lives), else the first `python3` on PATH.
-    static var python: String {
-        if let configured = ProcessInfo.processInfo.environment["PYTHON"], !configured.isEmpty { return configured }
-        for candidate in ["/usr/bin/python3", "python3"] where (try? run([candidate, "-c", "import google.protobuf"])) != nil {
-            return candidate
-        }
-        return "python3"
-    }
+    static var python: String { ExternalTool.python }
 
-    struct ToolFailed: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do {
-            try process.run()
-        } catch {
-            throw ToolFailed(description: "cannot start \(arguments[0]): \(error) (install protobuf-compiler and python3-protobuf)")
-        }
-        // Read before waiting, so that a large output cannot fill the pipe and block the tool.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailed(description: "\(arguments[0]) failed (\(process.terminationStatus)): \(String(decoding: message, as: UTF8.self)) "
-                + "(the test needs protoc and Python 3 with the protobuf package: apt-get install protobuf-compiler python3-protobuf)")
-        }
-        return data
-    }
+    static func run(_ arguments: [String]) throws -> Data { try ExternalTool.run(arguments) }
 }

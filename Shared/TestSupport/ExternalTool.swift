@@ -1,0 +1,62 @@
+import Foundation
+
+/// Runs tools that share nothing with this code base (protoc, Python, OpenSSL), for the tests whose point is an
+/// independent check of what the services write.
+public enum ExternalTool {
+    public struct Failed: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    /// The fixtures written from the contracts: `.proto` files and the Python scripts that use them.
+    public static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/SubmissionTests/Fixtures")
+
+    /// Runs `arguments` (the tool first, found on PATH) and returns what it printed; throws when it cannot start or
+    /// exits non-zero, with what it wrote to standard error.
+    public static func run(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw Failed(description: "cannot start \(arguments[0]): \(error) (install protobuf-compiler and python3-protobuf)")
+        }
+        // Read before waiting, so that a large output cannot fill the pipe and block the tool.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failed(description: "\(arguments[0]) failed (\(process.terminationStatus)): \(String(decoding: message, as: UTF8.self)) "
+                + "(the test needs protoc, OpenSSL and Python 3 with the protobuf package: apt-get install protobuf-compiler python3-protobuf)")
+        }
+        return data
+    }
+
+    /// A Python 3 that has the protobuf package: `PYTHON` if set, else the system interpreter (where Debian's
+    /// python3-protobuf lives), else the first `python3` on PATH.
+    public static var python: String {
+        if let configured = ProcessInfo.processInfo.environment["PYTHON"], !configured.isEmpty { return configured }
+        for candidate in ["/usr/bin/python3", "python3"] where (try? run([candidate, "-c", "import google.protobuf"])) != nil {
+            return candidate
+        }
+        return "python3"
+    }
+
+    /// protoc's Python classes for the fixture `proto`, in a new temporary directory (the caller removes it).
+    public static func pythonClasses(for proto: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        _ = try run(["protoc", "--python_out=\(directory.path)", "-I", fixtures.path, proto])
+        return directory
+    }
+}

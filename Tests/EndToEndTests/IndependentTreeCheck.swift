@@ -1,0 +1,32 @@
+import ExposureTestSupport
+import Foundation
+
+/// The export tree checked by tools that share nothing with this code base (`check_tree.py`: Python's json and
+/// zipfile, protobuf classes from a `.proto` written from the contract, OpenSSL for the signatures), beside
+/// `ExportTreeCheck`, which reads it with the project's own types and crypto.
+struct IndependentTreeCheck {
+    /// What the script found: its complaints, the dates listed, and each reachable key file's export.bin by SHA-256.
+    struct Report: Equatable {
+        var problems: [String]
+        var dates: [String]
+        var files: [String: String]
+    }
+
+    let root: URL
+    let publicKeyFile: URL
+
+    func run() throws -> Report {
+        let classes = try ExternalTool.pythonClasses(for: "export_contract.proto")
+        defer { try? FileManager.default.removeItem(at: classes) }
+        let output = try ExternalTool.run([
+            ExternalTool.python, ExternalTool.fixtures.appendingPathComponent("check_tree.py").path,
+            classes.path, root.path, publicKeyFile.path,
+        ])
+        guard let json = try JSONSerialization.jsonObject(with: output) as? [String: Any],
+              let problems = json["problems"] as? [String], let dates = json["dates"] as? [String],
+              let files = json["files"] as? [String: Any]
+        else { throw ExternalTool.Failed(description: "check_tree.py printed \(String(decoding: output, as: UTF8.self))") }
+        // A reachable file that failed its check is listed with null and named among the problems.
+        return Report(problems: problems, dates: dates, files: files.compactMapValues { $0 as? String })
+    }
+}
