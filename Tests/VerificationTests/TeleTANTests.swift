@@ -84,12 +84,12 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func failedTeleTANRegistrationsAreThrottled(kind: TestDatabase) async throws {
-        try await VerificationHarness.run(on: kind, environment: ["TELETAN_FAILURE_BURST": "3", "TELETAN_FAILURES_PER_HOUR": "60"]) { h in
+        try await VerificationHarness.run(on: kind, environment: ["TELETAN_SOURCE_FAILURE_BURST": "3", "TELETAN_SOURCE_FAILURES_PER_HOUR": "60"]) { h in
             let random = SeededRandomSource(seed: 11)
             for _ in 0..<3 {
                 try #require(try await h.register(teleTAN: Codes.teleTAN(using: random)).status == 400)
             }
-            // The bucket is empty: even a valid teleTAN waits.
+            // The source's bucket is empty: even a valid teleTAN from it waits.
             let valid = try await h.newTeleTAN()
             let before = Self.counters()
             try #require(try await h.register(teleTAN: valid).status == 429)

@@ -36,10 +36,17 @@ public enum VerificationService {
             officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,
-            failedTeleTANs: TokenBucket(
-                capacity: configuration.teleTANFailureBurst,
-                refillPerSecond: Double(configuration.teleTANFailuresPerHour) / 3600,
-                clock: environment.clock
+            teleTANGuesses: GuessThrottle(
+                perSource: SourceRateLimiter(
+                    capacity: configuration.teleTANSourceFailureBurst,
+                    refillPerSecond: Double(configuration.teleTANSourceFailuresPerHour) / 3600,
+                    clock: environment.clock, random: environment.random
+                ),
+                global: TokenBucket(
+                    capacity: configuration.teleTANFailureBurst,
+                    refillPerSecond: Double(configuration.teleTANFailuresPerHour) / 3600,
+                    clock: environment.clock
+                )
             ),
             latency: LatencyMatcher(random: environment.random),
             clock: environment.clock,
@@ -82,7 +89,10 @@ public enum VerificationService {
         return ServiceBundle(
             name: name,
             listeners: [
-                HTTPListener(name: appListener, address: configuration.appListener, router: appRouter, serviceName: name, logger: logger),
+                HTTPListener(
+                    name: appListener, address: configuration.appListener, router: appRouter, serviceName: name, logger: logger,
+                    clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies)
+                ),
                 HTTPListener(name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name, logger: logger),
             ],
             jobs: jobs,

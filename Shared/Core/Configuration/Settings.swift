@@ -134,3 +134,17 @@ extension Settings {
         return url
     }
 }
+
+extension Settings {
+    /// A comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8, 2001:db8::1`); empty by default.
+    public func networks(_ variable: String) throws(ConfigurationError) -> [IPNetwork] {
+        var networks: [IPNetwork] = []
+        for entry in list(variable, default: []) {
+            guard let network = IPNetwork(entry) else {
+                throw ConfigurationError(variable: variable, reason: "must list IP addresses or CIDR ranges, got '\(entry)'")
+            }
+            networks.append(network)
+        }
+        return networks
+    }
+}

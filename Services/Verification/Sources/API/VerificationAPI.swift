@@ -17,7 +17,8 @@ struct VerificationAPI: APIProtocol {
     let officers: OfficerTokenVerifier
     let lifetimes: Lifetimes
     let rateLimit: TeleTANRateLimit
-    let failedTeleTANs: TokenBucket
+    /// Wrong teleTAN guesses, per client address and for all together.
+    let teleTANGuesses: GuessThrottle
     let latency: LatencyMatcher
     let clock: any WallClock
     let random: any RandomSource
@@ -55,15 +56,25 @@ struct VerificationAPI: APIProtocol {
                     throw APIError.badRequest("This test is already registered.", code: "already_registered")
                 }
             case .teleTAN(let teleTAN):
-                // Guessing teleTANs is throttled for everyone together: IP-based limits are ruled out by privacy.
-                guard failedTeleTANs.hasToken() else {
+                // A guess pays before its lookup, so concurrent guesses get no more lookups than tokens; a right one
+                // is given back. The source is a keyed hash of the client's address, kept in memory only.
+                let source = ClientAddress.current?.rateLimitKey ?? []
+                guard teleTANGuesses.take(source: source) == .allowed else {
                     rateLimited("teletan_failures").increment()
-                    throw APIError.tooManyRequests()
+                    throw APIError.tooManyRequests("Too many wrong teleTANs; try again later.")
                 }
-                guard try await sessions.registerTeleTAN(teleTANHash: SecretHash.sha256Hex(teleTAN), tokenHash: tokenHash, now: now) == .registered else {
-                    _ = failedTeleTANs.tryTake()
+                let outcome: RegistrationOutcome
+                do {
+                    outcome = try await sessions.registerTeleTAN(teleTANHash: SecretHash.sha256Hex(teleTAN), tokenHash: tokenHash, now: now)
+                } catch {
+                    // No verdict: the guess taught nothing, so it costs nothing (a database outage drains no bucket).
+                    teleTANGuesses.giveBack(source: source)
+                    throw error
+                }
+                guard outcome == .registered else {
                     throw APIError.badRequest("The teleTAN is unknown, expired or already used.", code: "invalid_teletan")
                 }
+                teleTANGuesses.giveBack(source: source)
             }
             return .created(.init(body: .json(registrationTokenResponse(token))))
         }
