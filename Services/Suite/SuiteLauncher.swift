@@ -34,8 +34,13 @@ enum SuiteLauncher {
         let testResult = try TestResultConfiguration(layout.settings(for: "TESTRESULT", defaults: [
             "DATABASE_URL": layout.database("testresult"),
         ]))
-        // verification, asking test-result on localhost and trusting the portal's signing key
-        let verificationPort = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [:])).internalListener.port
+        // verification, asking test-result on localhost and trusting the portal's signing key; teleTANs are stored
+        // under a key made on first start and kept in the data directory (mode 0600)
+        let teleTANHashKeysFile = layout.path("teletan-hash-keys")
+        try SecretHashKey.createKeyFileIfMissing(at: teleTANHashKeysFile, id: "suite", random: environment.random)
+        let verificationPort = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [
+            "TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile,
+        ])).internalListener.port
         let portal = try PortalConfiguration(layout.settings(for: "PORTAL", defaults: [
             "DATABASE_URL": layout.database("portal"),
             "DATA_DIR": layout.dataDirectory.path,
@@ -54,6 +59,7 @@ enum SuiteLauncher {
             "DATABASE_URL": layout.database("verification"),
             "TESTRESULT_URL": "http://127.0.0.1:\(testResult.internalListener.port)",
             "JWT_PUBLIC_KEY_FILES": portalPublicKeyFile,
+            "TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile,
         ]))
         // submission, spending TANs at verification, with the distribution job on a short schedule, publishing
         // the running hour (development only) and serving the export tree

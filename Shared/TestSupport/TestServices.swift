@@ -32,6 +32,9 @@ public enum TestServices {
         return ServiceEnvironment(clock: clock, random: SeededRandomSource(seed: seed), logger: TestLogger.quiet)
     }
 
+    /// A `TELETAN_HASH_KEYS` for tests (a fixed key: tests of what is stored compute hashes with it).
+    public static let teleTANHashKeys = "test:" + Data(repeating: 0x5A, count: 32).base64EncodedString()
+
     /// Settings from an explicit environment only (no process environment, no flags): tests say what they mean.
     public static func settings(_ environment: [String: String]) -> Settings {
         Settings(arguments: ["test"], environment: environment)

@@ -71,13 +71,13 @@ import Testing
 
     @Test func theSourceAllowanceMustStayBelowTheGlobalOne() {
         #expect(throws: ConfigurationError.self) {
-            try VerificationConfiguration(TestServices.settings(["TELETAN_SOURCE_FAILURE_BURST": "100"]))
+            try VerificationConfiguration(TestServices.settings(VerificationHarness.baseSettings.merging(["TELETAN_SOURCE_FAILURE_BURST": "100"]) { $1 }))
         }
         #expect(throws: ConfigurationError.self) {
-            try VerificationConfiguration(TestServices.settings(["TELETAN_SOURCE_FAILURES_PER_HOUR": "601"]))
+            try VerificationConfiguration(TestServices.settings(VerificationHarness.baseSettings.merging(["TELETAN_SOURCE_FAILURES_PER_HOUR": "601"]) { $1 }))
         }
         #expect(throws: ConfigurationError.self) {
-            try VerificationConfiguration(TestServices.settings(["TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"]))
+            try VerificationConfiguration(TestServices.settings(VerificationHarness.baseSettings.merging(["TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"]) { $1 }))
         }
     }
 }

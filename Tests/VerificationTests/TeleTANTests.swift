@@ -127,7 +127,8 @@ import Testing
             // Stored once, as a hash and sealed: neither the teleTAN nor the key is in the row.
             let rows = try await h.teleTANRows()
             try #require(rows.count == 1)
-            #expect(rows[0].hash == SecretHash.sha256Hex(teleTAN))
+            let keys = try SecretHashKey.parseList(TestServices.teleTANHashKeys, variable: "TELETAN_HASH_KEYS")
+            #expect(rows[0].hash == TypedSecretHasher(keys: keys).hash(teleTAN).hash)
             let sealed = try #require(rows[0].sealed)
             let keyHash = try #require(rows[0].requestKeyHash)
             #expect(!sealed.contains(teleTAN) && !sealed.contains(key) && keyHash != key && !keyHash.contains(key))

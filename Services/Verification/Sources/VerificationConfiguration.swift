@@ -27,6 +27,9 @@ public struct VerificationConfiguration: Sendable {
     /// Proxies whose `X-Forwarded-For` is believed on the app listener (`TRUSTED_PROXIES`, addresses or CIDR ranges;
     /// default none: the connection's peer is the client).
     public var trustedProxies: [IPNetwork]
+    /// The keys teleTANs are stored under as HMAC-SHA256 (`TELETAN_HASH_KEYS` or `TELETAN_HASH_KEYS_FILE`:
+    /// `id:base64` entries, the current key first, older ones still accepted on lookup). Required.
+    public var teleTANHashKeys: [SecretHashKey]
     public var signingKeys: SigningKeySource
     public var jwtIssuer: String?
     public var jwtAudience: String?
@@ -68,6 +71,7 @@ public struct VerificationConfiguration: Sendable {
             )
         }
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
+        teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
         let jwks = settings.optionalString("JWT_JWKS_URL")
         signingKeys = SigningKeySource(
             jwksURL: try jwks.map { _ throws(ConfigurationError) in try settings.url("JWT_JWKS_URL", default: "") },

@@ -29,6 +29,7 @@ public enum VerificationService {
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat),
             teleTANs: TeleTANStore(database: database),
+            teleTANHashes: TypedSecretHasher(keys: configuration.teleTANHashKeys),
             testResults: TestResultLookup(
                 baseURL: configuration.testResultURL, policy: configuration.testResultPolicy,
                 concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger

@@ -13,6 +13,8 @@ struct VerificationAPI: APIProtocol {
     let sessions: SessionStore
     let tans: TanStore
     let teleTANs: TeleTANStore
+    /// How teleTANs are stored: HMAC under a key outside the database.
+    let teleTANHashes: TypedSecretHasher
     let testResults: TestResultLookup
     let officers: OfficerTokenVerifier
     let lifetimes: Lifetimes
@@ -65,7 +67,7 @@ struct VerificationAPI: APIProtocol {
                 }
                 let outcome: RegistrationOutcome
                 do {
-                    outcome = try await sessions.registerTeleTAN(teleTANHash: SecretHash.sha256Hex(teleTAN), tokenHash: tokenHash, now: now)
+                    outcome = try await sessions.registerTeleTAN(candidates: teleTANHashes.candidates(teleTAN), tokenHash: tokenHash, now: now)
                 } catch {
                     // No verdict: the guess taught nothing, so it costs nothing (a database outage drains no bucket).
                     teleTANGuesses.giveBack(source: source)
@@ -219,7 +221,7 @@ struct VerificationAPI: APIProtocol {
             let teleTAN = Codes.teleTAN(using: random)
             let sealed = try request.map { (keyHash: $0.lookupHash, sealedTeleTAN: try $0.seal(teleTAN, using: random)) }
             let validUntil = now.adding(lifetimes.teleTAN(type))
-            if try await teleTANs.insert(hash: SecretHash.sha256Hex(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed) {
+            if try await teleTANs.insert(hash: teleTANHashes.hash(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed) {
                 teleTANsIssued(type.rawValue).increment()
                 return .created(.init(body: .json(.init(value: teleTAN))))
             }
