@@ -37,7 +37,10 @@ enum SuiteLauncher {
             "DATABASE_URL": layout.database("testresult"),
             "INTERNAL_API_TOKENS": "verification=\(tokens.verificationToTestResult)",
         ]))
-        // verification, asking test-result on localhost and trusting the portal's signing key
+        // verification, asking test-result on localhost and trusting the portal's signing key; teleTANs are stored
+        // under a key made on first start and kept in the data directory (mode 0600)
+        let teleTANHashKeysFile = layout.path("teletan-hash-keys")
+        try SecretHashKey.createKeyFileIfMissing(at: teleTANHashKeysFile, id: "suite", random: environment.random)
         let verificationPort = try layout.settings(for: "VERIFICATION", defaults: [:]).port("INTERNAL_PORT", default: 8011)
         let portal = try PortalConfiguration(layout.settings(for: "PORTAL", defaults: [
             "DATABASE_URL": layout.database("portal"),
@@ -60,6 +63,7 @@ enum SuiteLauncher {
             "TESTRESULT_API_TOKEN": tokens.verificationToTestResult,
             "INTERNAL_API_TOKENS": "submission=\(tokens.submissionToVerification),portal=\(tokens.portalToVerification)",
             "JWT_PUBLIC_KEY_FILES": portalPublicKeyFile,
+            "TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile,
         ]))
         // submission, spending TANs at verification, with the distribution job on a short schedule, publishing
         // the running hour (development only) and serving the export tree

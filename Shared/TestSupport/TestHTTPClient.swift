@@ -34,11 +34,20 @@ public struct TestHTTPClient: Sendable {
     public let port: Int
     /// Sent with every request before the request's own (another service's `X-Service-Token`, say).
     public let defaultHeaders: [(String, String)]
+    /// The client requests go through: the shared one (8 connections per host) unless `using(_:)` chose another.
+    public private(set) var http: HTTPClient = .shared
 
     public init(port: Int, host: String = "127.0.0.1", headers: [(String, String)] = []) {
         self.baseURL = "http://\(host):\(port)"
         self.port = port
         self.defaultHeaders = headers
+    }
+
+    /// The same service through `http`, for example one with more connections (`withManyConnections`).
+    public func using(_ http: HTTPClient) -> TestHTTPClient {
+        var copy = self
+        copy.http = http
+        return copy
     }
 
     public func request(
@@ -52,7 +61,7 @@ public struct TestHTTPClient: Sendable {
         request.method = method
         for (name, value) in defaultHeaders + headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await http.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
         return TestResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
     }

@@ -39,6 +39,9 @@ public enum TestServices {
         return ServiceEnvironment(clock: clock, random: SeededRandomSource(seed: seed), logger: TestLogger.quiet)
     }
 
+    /// A `TELETAN_HASH_KEYS` for tests (a fixed key: tests of what is stored compute hashes with it).
+    public static let teleTANHashKeys = "test:" + Data(repeating: 0x5A, count: 32).base64EncodedString()
+
     /// Settings from an explicit environment only (no process environment, no flags): tests say what they mean,
     /// over what every service needs to start beside others in one test process: its management listener on a free
     /// port, and the service tokens of `TestServiceTokens` (what a test sets itself wins).

@@ -70,6 +70,18 @@ import Testing
         #expect(throws: ConfigurationError.self) { _ = try CommonSettings(settings, defaultDatabase: "sqlite::memory:") }
     }
 
+    @Test func aSettingCanComeFromTheFileItsFileVariableNames() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("setting-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "s3cret\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(try Settings(arguments: [], environment: ["API_SECRET_FILE": file.path]).requiredString("API_SECRET") == "s3cret")
+        // The variable itself wins over its file.
+        #expect(try Settings(arguments: [], environment: ["API_SECRET": "direct", "API_SECRET_FILE": file.path]).requiredString("API_SECRET") == "direct")
+        #expect(throws: ConfigurationError(variable: "API_SECRET_FILE", reason: "names /nonexistent/secret, which cannot be read")) {
+            try Settings(arguments: [], environment: ["API_SECRET_FILE": "/nonexistent/secret"]).requiredString("API_SECRET")
+        }
+    }
+
     @Test func flagsWinOverEnvironment() throws {
         let settings = Settings(arguments: ["tool", "--port", "9000"], environment: ["PORT": "8000"])
         #expect(try settings.port("PORT", default: 1) == 9000)

@@ -45,6 +45,7 @@ struct PortalHarness {
                     // teleTAN issuance and registration never ask test-result.
                     "TESTRESULT_URL": "http://127.0.0.1:1",
                     "JWT_PUBLIC_KEY_FILES": trusted.joined(separator: ","),
+                    "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
                 ]
                 verificationVariables.merge(extraVerification) { $1 }
                 let verification = try await VerificationService.makeBundle(

@@ -85,12 +85,12 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func failedTeleTANRegistrationsAreThrottled(kind: TestDatabase) async throws {
-        try await VerificationHarness.run(on: kind, environment: ["TELETAN_FAILURE_BURST": "3", "TELETAN_FAILURES_PER_HOUR": "60"]) { h in
+        try await VerificationHarness.run(on: kind, environment: ["TELETAN_SOURCE_FAILURE_BURST": "3", "TELETAN_SOURCE_FAILURES_PER_HOUR": "60"]) { h in
             let random = SeededRandomSource(seed: 11)
             for _ in 0..<3 {
                 try #require(try await h.register(teleTAN: Codes.teleTAN(using: random)).status == 400)
             }
-            // The bucket is empty: even a valid teleTAN waits.
+            // The source's bucket is empty: even a valid teleTAN from it waits.
             let valid = try await h.newTeleTAN()
             try #require(try await h.register(teleTAN: valid).status == 429)
             // GUID registrations are not affected.
@@ -130,7 +130,8 @@ import Testing
             // Stored once, as a hash and sealed: neither the teleTAN nor the key is in the row.
             let rows = try await h.teleTANRows()
             try #require(rows.count == 1)
-            #expect(rows[0].hash == SecretHash.sha256Hex(teleTAN))
+            let keys = try SecretHashKey.parseList(TestServices.teleTANHashKeys, variable: "TELETAN_HASH_KEYS")
+            #expect(rows[0].hash == TypedSecretHasher(keys: keys).hash(teleTAN).hash)
             let sealed = try #require(rows[0].sealed)
             let keyHash = try #require(rows[0].requestKeyHash)
             #expect(!sealed.contains(teleTAN) && !sealed.contains(key) && keyHash != key && !keyHash.contains(key))

@@ -149,10 +149,10 @@ import Testing
 
     @Test
     func theConcurrencySettingDefaultsToOneAndRefusesZero() throws {
-        #expect(try VerificationConfiguration(TestServices.settings([:])).testResultConcurrency == 1)
-        #expect(try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "3"])).testResultConcurrency == 3)
+        #expect(try VerificationConfiguration(TestServices.settings(VerificationHarness.baseSettings)).testResultConcurrency == 1)
+        #expect(try VerificationConfiguration(TestServices.settings(VerificationHarness.baseSettings.merging(["TESTRESULT_CONCURRENCY": "3"]) { $1 })).testResultConcurrency == 3)
         do {
-            _ = try VerificationConfiguration(TestServices.settings(["TESTRESULT_CONCURRENCY": "0"]))
+            _ = try VerificationConfiguration(TestServices.settings(VerificationHarness.baseSettings.merging(["TESTRESULT_CONCURRENCY": "0"]) { $1 }))
             Issue.record("TESTRESULT_CONCURRENCY=0 was accepted")
         } catch {
             #expect(error.variable == "TESTRESULT_CONCURRENCY")

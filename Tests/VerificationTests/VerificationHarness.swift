@@ -18,6 +18,11 @@ struct VerificationHarness {
     let clock: ManualClock
     let database: Database
     let officerKey: ES256PrivateKey
+    /// Verification's settings, for another instance on the same database (`withAnotherVerification`).
+    let variables: [String: String]
+
+    /// What a verification configuration needs besides its defaults.
+    static let baseSettings = ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys]
 
     static func run(
         on kind: TestDatabase,
@@ -47,6 +52,7 @@ struct VerificationHarness {
                         "TESTRESULT_URL": "http://127.0.0.1:\(testResultPort)", "TESTRESULT_TIMEOUT": "2s",
                         "JWT_PUBLIC_KEY_FILES": publicKeyFile,
                     ]
+                    variables.merge(baseSettings) { $1 }
                     variables.merge(extra) { $1 }
                     let configuration = try VerificationConfiguration(TestServices.settings(variables))
                     let verification = try await VerificationService.makeBundle(configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
@@ -61,7 +67,8 @@ struct VerificationHarness {
                                 labKey: labKey,
                                 clock: clock,
                                 database: database,
-                                officerKey: officerKey
+                                officerKey: officerKey,
+                                variables: variables
                             )
                             try await body(harness)
                         }
@@ -72,6 +79,22 @@ struct VerificationHarness {
                     }
                 }
             }
+        }
+    }
+
+    /// Runs `body` with a second verification instance on the same database and test-result service, configured with
+    /// `extra` on top of this one's settings: a replica, or this one restarted with other settings.
+    func withAnotherVerification(environment extra: [String: String], _ body: (VerificationHarness) async throws -> Void) async throws {
+        let configuration = try VerificationConfiguration(TestServices.settings(variables.merging(extra) { $1 }))
+        let other = try await VerificationService.makeBundle(configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
+        try await TestServices.withRunning([other]) { running in
+            try await body(VerificationHarness(
+                app: await TestServices.client(running, VerificationService.name, VerificationService.appListener),
+                internal: await TestServices.client(running, VerificationService.name, VerificationService.internalListener),
+                management: await TestServices.management(running, VerificationService.name),
+                lab: lab, labKey: labKey, clock: clock, database: database, officerKey: officerKey,
+                variables: variables.merging(extra) { $1 }
+            ))
         }
     }
 
@@ -139,6 +162,13 @@ struct VerificationHarness {
                     try row.decode(column: "request_key_hash", as: String?.self)
                 )
             }
+        }
+    }
+
+    /// The key id of each `teletans` row.
+    func teleTANKeyIDs() async throws -> [String] {
+        try await database.withConnection { connection in
+            try await connection.raw("SELECT hash_key_id FROM teletans").all().map { try $0.decode(column: "hash_key_id", as: String.self) }
         }
     }
 

@@ -9,6 +9,7 @@ with `python3 Tests/browser/test_portal.py`, or with pytest.
   SCREENSHOT=path   where the screenshot of the teleTAN page goes (default: a temporary file, printed)
   KEEP_TEMP=1       keep the temporary directory (databases, logs) for a look afterwards
 """
+import base64
 import json
 import os
 import re
@@ -98,6 +99,7 @@ class Services:
             "TESTRESULT_API_TOKEN": secrets.token_hex(32),
             "BIND_HOST": "127.0.0.1",
             "JWT_PUBLIC_KEY_FILES": public_key,
+            "TELETAN_HASH_KEYS": "browser:" + base64.b64encode(os.urandom(32)).decode(),
             # Registering a teleTAN never asks test-result.
             "TESTRESULT_URL": "http://127.0.0.1:1",
         }

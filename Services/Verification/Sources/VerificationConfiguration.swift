@@ -21,9 +21,19 @@ public struct VerificationConfiguration: Sendable {
     public var lifetimes: Lifetimes
     public var teleTANRateLimit: TeleTANRateLimit
     /// Failed teleTAN registrations allowed in a burst (`TELETAN_FAILURE_BURST`) and refilled per hour
-    /// (`TELETAN_FAILURES_PER_HOUR`), for all apps together.
+    /// (`TELETAN_FAILURES_PER_HOUR`), for all apps together, in each replica.
     public var teleTANFailureBurst: Int
     public var teleTANFailuresPerHour: Int
+    /// The same per client address (`TELETAN_SOURCE_FAILURE_BURST`, `TELETAN_SOURCE_FAILURES_PER_HOUR`): below the
+    /// global allowance in burst and rate, so that one source alone never empties the global bucket.
+    public var teleTANSourceFailureBurst: Int
+    public var teleTANSourceFailuresPerHour: Int
+    /// Proxies whose `X-Forwarded-For` is believed on the app listener (`TRUSTED_PROXIES`, addresses or CIDR ranges;
+    /// default none: the connection's peer is the client).
+    public var trustedProxies: [IPNetwork]
+    /// The keys teleTANs are stored under as HMAC-SHA256 (`TELETAN_HASH_KEYS` or `TELETAN_HASH_KEYS_FILE`:
+    /// `id:base64` entries, the current key first, older ones still accepted on lookup). Required.
+    public var teleTANHashKeys: [SecretHashKey]
     public var signingKeys: SigningKeySource
     public var jwtIssuer: String?
     public var jwtAudience: String?
@@ -64,6 +74,19 @@ public struct VerificationConfiguration: Sendable {
         )
         teleTANFailureBurst = try settings.int("TELETAN_FAILURE_BURST", default: 100, in: 1...1_000_000)
         teleTANFailuresPerHour = try settings.int("TELETAN_FAILURES_PER_HOUR", default: 600, in: 1...100_000_000)
+        teleTANSourceFailureBurst = try settings.int("TELETAN_SOURCE_FAILURE_BURST", default: 10, in: 1...1_000_000)
+        teleTANSourceFailuresPerHour = try settings.int("TELETAN_SOURCE_FAILURES_PER_HOUR", default: 60, in: 1...100_000_000)
+        guard teleTANSourceFailureBurst < teleTANFailureBurst else {
+            throw ConfigurationError(variable: "TELETAN_SOURCE_FAILURE_BURST", reason: "must be below TELETAN_FAILURE_BURST (\(teleTANFailureBurst)), got \(teleTANSourceFailureBurst)")
+        }
+        guard teleTANSourceFailuresPerHour <= teleTANFailuresPerHour else {
+            throw ConfigurationError(
+                variable: "TELETAN_SOURCE_FAILURES_PER_HOUR",
+                reason: "must be at most TELETAN_FAILURES_PER_HOUR (\(teleTANFailuresPerHour)), got \(teleTANSourceFailuresPerHour)"
+            )
+        }
+        trustedProxies = try settings.networks("TRUSTED_PROXIES")
+        teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
         let jwks = settings.optionalString("JWT_JWKS_URL")
         signingKeys = SigningKeySource(
             jwksURL: try jwks.map { _ throws(ConfigurationError) in try settings.url("JWT_JWKS_URL", default: "") },

@@ -32,6 +32,7 @@ public enum VerificationService {
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat),
             teleTANs: TeleTANStore(database: database),
+            teleTANHashes: TypedSecretHasher(keys: configuration.teleTANHashKeys),
             testResults: TestResultLookup(
                 baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, serviceToken: testResultToken,
                 concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger
@@ -39,10 +40,17 @@ public enum VerificationService {
             officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,
-            failedTeleTANs: TokenBucket(
-                capacity: configuration.teleTANFailureBurst,
-                refillPerSecond: Double(configuration.teleTANFailuresPerHour) / 3600,
-                clock: environment.clock
+            teleTANGuesses: GuessThrottle(
+                perSource: SourceRateLimiter(
+                    capacity: configuration.teleTANSourceFailureBurst,
+                    refillPerSecond: Double(configuration.teleTANSourceFailuresPerHour) / 3600,
+                    clock: environment.clock, random: environment.random
+                ),
+                global: TokenBucket(
+                    capacity: configuration.teleTANFailureBurst,
+                    refillPerSecond: Double(configuration.teleTANFailuresPerHour) / 3600,
+                    clock: environment.clock
+                )
             ),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
@@ -89,7 +97,7 @@ public enum VerificationService {
             listeners: [
                 HTTPListener(
                     name: appListener, address: configuration.appListener, router: appRouter, serviceName: name, logger: logger,
-                    limits: configuration.common.listenerLimits
+                    limits: configuration.common.listenerLimits, clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies)
                 ),
                 HTTPListener(
                     name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name,

@@ -34,10 +34,23 @@ public struct Settings: Sendable {
         variable.lowercased().replacingOccurrences(of: "_", with: ".")
     }
 
-    /// The raw text of a setting, or nil when it is absent or empty.
+    /// The raw text of a setting, or nil when it is absent or empty (or given as a `NAME_FILE` that cannot be read:
+    /// the validating accessors say so instead).
     public func raw(_ variable: String) -> String? {
-        guard let value = reader.string(forKey: ConfigKey(key(variable))), !value.isEmpty else { return nil }
-        return value
+        (try? lookUp(variable)) ?? nil
+    }
+
+    /// The text of `NAME`, or else of the file `NAME_FILE` names (ends trimmed), so that secrets can come from files
+    /// a secret store mounts rather than from the environment. `NAME` wins when both are set.
+    private func lookUp(_ variable: String) throws(ConfigurationError) -> String? {
+        if let value = reader.string(forKey: ConfigKey(key(variable))), !value.isEmpty { return value }
+        let fileVariable = variable + "_FILE"
+        guard let path = reader.string(forKey: ConfigKey(key(fileVariable))), !path.isEmpty else { return nil }
+        guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError(variable: fileVariable, reason: "names \(path), which cannot be read")
+        }
+        let value = contents.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.isEmpty ? nil : value
     }
 
     public func string(_ variable: String, default defaultValue: String) -> String {
@@ -49,12 +62,14 @@ public struct Settings: Sendable {
     }
 
     public func requiredString(_ variable: String) throws(ConfigurationError) -> String {
-        guard let value = raw(variable) else { throw ConfigurationError(variable: variable, reason: "is required") }
+        guard let value = try lookUp(variable) else {
+            throw ConfigurationError(variable: variable, reason: "is required (or \(variable)_FILE, the path of a file holding it)")
+        }
         return value
     }
 
     public func int(_ variable: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        guard let text = raw(variable) else { return defaultValue }
+        guard let text = try lookUp(variable) else { return defaultValue }
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
             throw ConfigurationError(variable: variable, reason: "must be a whole number, got '\(text)'")
         }
@@ -69,7 +84,7 @@ public struct Settings: Sendable {
     }
 
     public func bool(_ variable: String, default defaultValue: Bool) throws(ConfigurationError) -> Bool {
-        guard let text = raw(variable)?.lowercased() else { return defaultValue }
+        guard let text = try lookUp(variable)?.lowercased() else { return defaultValue }
         switch text {
         case "1", "true", "yes", "on": return true
         case "0", "false", "no", "off": return false
@@ -79,7 +94,7 @@ public struct Settings: Sendable {
 
     /// A duration such as `90s`, `15m`, `1h`, `14d` or a bare number of seconds.
     public func duration(_ variable: String, default defaultValue: Duration, minimum: Duration = .zero) throws(ConfigurationError) -> Duration {
-        guard let text = raw(variable) else { return defaultValue }
+        guard let text = try lookUp(variable) else { return defaultValue }
         guard let value = Self.parseDuration(text) else {
             throw ConfigurationError(variable: variable, reason: "must be a duration such as 30s, 15m, 1h or 14d, got '\(text)'")
         }
@@ -97,7 +112,7 @@ public struct Settings: Sendable {
 
     /// One of a fixed set of words.
     public func choice(_ variable: String, default defaultValue: String, among choices: [String]) throws(ConfigurationError) -> String {
-        guard let text = raw(variable)?.lowercased() else { return defaultValue }
+        guard let text = try lookUp(variable)?.lowercased() else { return defaultValue }
         guard choices.contains(text) else {
             throw ConfigurationError(variable: variable, reason: "must be one of \(choices.joined(separator: ", ")), got '\(text)'")
         }
@@ -127,10 +142,24 @@ extension Duration {
 extension Settings {
     /// An absolute http(s) URL.
     public func url(_ variable: String, default defaultValue: String) throws(ConfigurationError) -> URL {
-        let text = raw(variable) ?? defaultValue
+        let text = try lookUp(variable) ?? defaultValue
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
             throw ConfigurationError(variable: variable, reason: "must be an http:// or https:// URL, got '\(text)'")
         }
         return url
+    }
+}
+
+extension Settings {
+    /// A comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8, 2001:db8::1`); empty by default.
+    public func networks(_ variable: String) throws(ConfigurationError) -> [IPNetwork] {
+        var networks: [IPNetwork] = []
+        for entry in list(variable, default: []) {
+            guard let network = IPNetwork(entry) else {
+                throw ConfigurationError(variable: variable, reason: "must list IP addresses or CIDR ranges, got '\(entry)'")
+            }
+            networks.append(network)
+        }
+        return networks
     }
 }

@@ -58,19 +58,23 @@ public struct HTTPListener: Sendable {
     public let service: any Service
 
     /// Builds a plain HTTP listener serving `router`, with the core's standard middleware already added by the caller.
+    /// With `clientAddresses`, each request runs with `ClientAddress.current` set (limits per source).
     public init(
         name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger,
-        limits: ListenerLimits = ListenerLimits()
+        limits: ListenerLimits = ListenerLimits(), clientAddresses: ClientAddressResolver? = nil
     ) {
         // Without TLS nothing in the server builder can fail.
-        try! self.init(name: name, address: address, router: router, serviceName: serviceName, logger: logger, tls: nil, limits: limits)
+        try! self.init(
+            name: name, address: address, router: router, serviceName: serviceName, logger: logger, tls: nil, limits: limits,
+            clientAddresses: clientAddresses
+        )
     }
 
     /// Builds a listener serving `router`; with `tls`, it speaks HTTPS (and may ask clients for certificates).
     /// Every connection is held to `limits` (`ConnectionGuard`).
     public init(
         name: String, address: ListenerAddress, router: Router<BasicRequestContext>, serviceName: String, logger: Logger,
-        tls: ListenerTLS?, limits: ListenerLimits = ListenerLimits()
+        tls: ListenerTLS?, limits: ListenerLimits = ListenerLimits(), clientAddresses: ClientAddressResolver? = nil
     ) throws {
         let boundPort = BoundPort()
         self.name = name
@@ -90,17 +94,22 @@ public struct HTTPListener: Sendable {
             idleTimeout: .nanoseconds(Int64(limits.idleTimeout.seconds * 1e9))
         ))
         let server: HTTPServerBuilder = try tls.map { try .tls(http1, configuration: $0.channelConfiguration) } ?? http1
-        self.service = Application(
-            router: router,
-            server: server,
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? address.port
-                boundPort.set(port)
-                listenerLogger.info("listening", metadata: ["service": "\(serviceName)", "port": "\(port)"])
-            },
-            logger: listenerLogger
-        )
+        let configuration = ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil)
+        let running: @Sendable (any Channel) async -> Void = { channel in
+            let port = channel.localAddress?.port ?? address.port
+            boundPort.set(port)
+            listenerLogger.info("listening", metadata: ["service": "\(serviceName)", "port": "\(port)"])
+        }
+        if let clientAddresses {
+            self.service = Application(
+                responder: ClientAddressResponder(inner: router.buildResponder(), resolver: clientAddresses),
+                server: server, configuration: configuration, onServerRunning: running, logger: listenerLogger
+            )
+        } else {
+            self.service = Application(
+                router: router, server: server, configuration: configuration, onServerRunning: running, logger: listenerLogger
+            )
+        }
     }
 }
 

@@ -13,11 +13,14 @@ struct VerificationAPI: APIProtocol {
     let sessions: SessionStore
     let tans: TanStore
     let teleTANs: TeleTANStore
+    /// How teleTANs are stored: HMAC under a key outside the database.
+    let teleTANHashes: TypedSecretHasher
     let testResults: TestResultLookup
     let officers: OfficerTokenVerifier
     let lifetimes: Lifetimes
     let rateLimit: TeleTANRateLimit
-    let failedTeleTANs: TokenBucket
+    /// Wrong teleTAN guesses, per client address and for all together.
+    let teleTANGuesses: GuessThrottle
     let latency: LatencyMatcher
     /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
     let tally: HourlyTally
@@ -54,15 +57,25 @@ struct VerificationAPI: APIProtocol {
                     throw APIError.badRequest("This test is already registered.", code: "already_registered")
                 }
             case .teleTAN(let teleTAN):
-                // Guessing teleTANs is throttled for everyone together: IP-based limits are ruled out by privacy.
-                guard failedTeleTANs.hasToken() else {
+                // A guess pays before its lookup, so concurrent guesses get no more lookups than tokens; a right one
+                // is given back. The source is a keyed hash of the client's address, kept in memory only.
+                let source = ClientAddress.current?.rateLimitKey ?? []
+                guard teleTANGuesses.take(source: source) == .allowed else {
                     rateLimited("teletan_failures").increment()
-                    throw APIError.tooManyRequests()
+                    throw APIError.tooManyRequests("Too many wrong teleTANs; try again later.")
                 }
-                guard try await sessions.registerTeleTAN(teleTANHash: SecretHash.sha256Hex(teleTAN), tokenHash: tokenHash, now: now) == .registered else {
-                    _ = failedTeleTANs.tryTake()
+                let outcome: RegistrationOutcome
+                do {
+                    outcome = try await sessions.registerTeleTAN(candidates: teleTANHashes.candidates(teleTAN), tokenHash: tokenHash, now: now)
+                } catch {
+                    // No verdict: the guess taught nothing, so it costs nothing (a database outage drains no bucket).
+                    teleTANGuesses.giveBack(source: source)
+                    throw error
+                }
+                guard outcome == .registered else {
                     throw APIError.badRequest("The teleTAN is unknown, expired or already used.", code: "invalid_teletan")
                 }
+                teleTANGuesses.giveBack(source: source)
             }
             return .created(.init(body: .json(registrationTokenResponse(token))))
         }
@@ -207,7 +220,7 @@ struct VerificationAPI: APIProtocol {
             let teleTAN = Codes.teleTAN(using: random)
             let sealed = try request.map { (keyHash: $0.lookupHash, sealedTeleTAN: try $0.seal(teleTAN, using: random)) }
             let validUntil = now.adding(lifetimes.teleTAN(type))
-            if try await teleTANs.insert(hash: SecretHash.sha256Hex(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed) {
+            if try await teleTANs.insert(hash: teleTANHashes.hash(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed) {
                 teleTANsIssued(type.rawValue).increment()
                 return .created(.init(body: .json(.init(value: teleTAN))))
             }

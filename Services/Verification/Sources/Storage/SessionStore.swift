@@ -58,17 +58,27 @@ public struct SessionStore: Sendable {
     }
 
     /// Redeems a valid teleTAN and registers a session of its type, atomically: of concurrent tries one wins.
-    public func registerTeleTAN(teleTANHash: String, tokenHash: String, now: Date) async throws -> RegistrationOutcome {
+    /// `candidates` are the forms the teleTAN may be stored in (one per configured key, `TypedSecretHasher`); a row
+    /// matches only under the key it names.
+    public func registerTeleTAN(candidates: [KeyedSecretHash], tokenHash: String, now: Date) async throws -> RegistrationOutcome {
         struct NotRedeemable: Error {}
         let timestamp = now.epochSeconds
+        var update: SQLQueryString = "UPDATE teletans SET redeemed_at = \(bind: timestamp) WHERE redeemed_at IS NULL AND valid_until > \(bind: timestamp) AND ("
+        for (offset, candidate) in candidates.enumerated() {
+            update.appendLiteral(offset == 0 ? "(" : " OR (")
+            update.appendLiteral("hash_key_id = ")
+            update.appendInterpolation(bind: candidate.keyID)
+            update.appendLiteral(" AND teletan_hash = ")
+            update.appendInterpolation(bind: candidate.hash)
+            update.appendLiteral(")")
+        }
+        update.appendLiteral(") RETURNING type, teletan_hash")
+        let redeem = update
         do {
             try await database.transaction { connection in
-                let row = try await connection.raw("""
-                    UPDATE teletans SET redeemed_at = \(bind: timestamp)
-                    WHERE teletan_hash = \(bind: teleTANHash) AND redeemed_at IS NULL AND valid_until > \(bind: timestamp)
-                    RETURNING type
-                    """).first()
+                let row = try await connection.raw(redeem).first()
                 guard let row, let type = TeleTANType(rawValue: try row.decode(column: "type", as: String.self)) else { throw NotRedeemable() }
+                let teleTANHash = try row.decode(column: "teletan_hash", as: String.self)
                 try await connection.raw("""
                     INSERT INTO used_keys (key_hash, used_at) VALUES (\(bind: teleTANHash), \(bind: timestamp))
                     ON CONFLICT (key_hash) DO NOTHING

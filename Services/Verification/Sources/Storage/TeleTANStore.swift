@@ -16,18 +16,18 @@ public struct TeleTANStore: Sendable {
         var createdAt: Date
     }
 
-    /// Stores a new teleTAN's hash, and for a request with an idempotency key the key's hash and the sealed teleTAN.
+    /// Stores a new teleTAN's keyed hash, and for a request with an idempotency key the key's hash and the sealed teleTAN.
     /// False when the hash collides with a live teleTAN (astronomically unlikely), or when a concurrent request with
     /// the same key stored its teleTAN first (`issuance(requestKeyHash:)` then finds that one).
     func insert(
-        hash: String, type: TeleTANType, validUntil: Date, now: Date,
+        hash: KeyedSecretHash, type: TeleTANType, validUntil: Date, now: Date,
         request: (keyHash: String, sealedTeleTAN: String)? = nil
     ) async throws -> Bool {
         try await database.withConnection { connection in
             // No conflict target: the primary key and the unique request key both end in DO NOTHING.
             try await !connection.raw("""
-                INSERT INTO teletans (teletan_hash, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan)
-                VALUES (\(bind: hash), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL,
+                INSERT INTO teletans (teletan_hash, hash_key_id, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan)
+                VALUES (\(bind: hash.hash), \(bind: hash.keyID), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL,
                         \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN))
                 ON CONFLICT DO NOTHING RETURNING teletan_hash
                 """).all().isEmpty

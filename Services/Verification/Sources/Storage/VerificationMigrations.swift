@@ -2,8 +2,9 @@ import ExposureCore
 
 /// The verification service's schema, in order. Never edit a released migration: add a new one.
 ///
-/// Every secret is stored as SHA-256 hex only: registration tokens, TANs and teleTANs (a teleTAN kept for a repeat
-/// of its request is also stored sealed, under a key the database never holds). Hashed GUIDs are already hashes (the
+/// Every secret is stored hashed only: registration tokens and TANs as SHA-256 hex, teleTANs (short enough to try
+/// every value) as HMAC-SHA256 under a key the database never holds (a teleTAN kept for a repeat of its request is
+/// also stored sealed, under a key the database never holds either). Hashed GUIDs are already hashes (the
 /// app sends SHA-256 of the GUID) and are needed as they are to ask the test-result service.
 enum VerificationMigrations {
     static let all: [Migration] = [
@@ -62,6 +63,12 @@ enum VerificationMigrations {
             "ALTER TABLE teletans ADD COLUMN request_key_hash TEXT",
             "ALTER TABLE teletans ADD COLUMN sealed_teletan TEXT",
             "CREATE UNIQUE INDEX teletans_request_key_hash ON teletans (request_key_hash)",
+        ]),
+        // teleTANs are stored as HMAC-SHA256 under a key outside the database (`TypedSecretHasher`); the key's id
+        // says which. Rows of before are plain SHA-256 and get the legacy id: they are still found until they expire
+        // (two days at most), as they would have been.
+        Migration(version: 4, name: "store teleTANs as keyed hashes", sql: [
+            "ALTER TABLE teletans ADD COLUMN hash_key_id TEXT NOT NULL DEFAULT 'sha256'",
         ]),
     ]
 
