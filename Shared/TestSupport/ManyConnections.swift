@@ -16,12 +16,19 @@ public func withManyConnections<T: Sendable>(_ connections: Int, _ body: (HTTPCl
     }
 }
 
-/// Runs `body` once for each element of `inputs`, all at once, and returns the results in the order of `inputs`.
+/// Runs `body` once for each element of `inputs`, all at once (released together by a `StartBarrier`), and returns
+/// the results in the order of `inputs`.
 public func concurrently<Input: Sendable, T: Sendable>(
     over inputs: [Input], _ body: @escaping @Sendable (Input) async throws -> T
 ) async throws -> [T] {
-    try await withThrowingTaskGroup(of: (Int, T).self) { group in
-        for (index, input) in inputs.enumerated() { group.addTask { (index, try await body(input)) } }
+    let barrier = StartBarrier(inputs.count)
+    return try await withThrowingTaskGroup(of: (Int, T).self) { group in
+        for (index, input) in inputs.enumerated() {
+            group.addTask {
+                await barrier.arrive()
+                return (index, try await body(input))
+            }
+        }
         var results = [T?](repeating: nil, count: inputs.count)
         for try await (index, result) in group { results[index] = result }
         return results.map { $0! }

@@ -18,8 +18,13 @@ struct BrowserResponse: Sendable {
 /// A browser as far as the portal can tell: it keeps cookies, sends forms, does not follow redirects (tests
 /// look at them), and reads CSRF tokens and the teleTAN from the pages.
 final class PortalBrowser: @unchecked Sendable {
-    /// Redirects must reach the test, and the shared client would follow them.
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    /// Redirects must reach the test, and the shared client would follow them. Up to 32 connections to one host, so
+    /// that the race tests have as many requests really in flight at once.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     let baseURL: String
     let acceptLanguage: String?

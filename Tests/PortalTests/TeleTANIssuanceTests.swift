@@ -170,9 +170,14 @@ import Testing
         try await PortalHarness.run(on: kind) { h in
             let anna = try await h.signedIn("anna")
             let token = try PortalBrowser.csrf(in: try await anna.get("/"))
-            let statuses = try await concurrently(5) { try await anna.post("/teletan", [("csrf", token), ("type", "TEST")]).status }
+            // Twenty at once (the browser's client holds more connections than that to one host), released together.
+            let statuses = try await concurrently(20) { try await anna.post("/teletan", [("csrf", token), ("type", "TEST")]).status }
             #expect(statuses.filter { $0 == 200 }.count == 1)
-            #expect(statuses.filter { $0 == 429 }.count == 4)
+            #expect(statuses.filter { $0 == 429 }.count == 19)
+            // Exactly once in the audit log: one teleTAN issued, the others refused by the officer's limit.
+            let outcomes = try await h.auditRows().map { $0["outcome"]! }
+            #expect(outcomes.filter { $0 == "issued" }.count == 1)
+            #expect(outcomes.filter { $0 == "officer_limited" }.count == 19)
         }
     }
 

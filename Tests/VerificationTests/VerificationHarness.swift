@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import ExposureCore
 import ExposureTestSupport
@@ -98,6 +99,23 @@ struct VerificationHarness {
         }
     }
 
+    /// The same services through `http` (say, a client with fifty connections for a race: `withManyConnections`).
+    func using(_ http: HTTPClient) -> VerificationHarness {
+        VerificationHarness(
+            app: app.using(http), internal: self.internal.using(http), management: management, lab: lab.using(http), labKey: labKey,
+            clock: clock, database: database, officerKey: officerKey, variables: variables
+        )
+    }
+
+    /// Runs `body` with fifty requests really in flight at once: through a client of fifty connections, all released
+    /// together (`concurrently`).
+    func race<T: Sendable>(_ body: @escaping @Sendable (VerificationHarness) async throws -> T) async throws -> [T] {
+        try await withManyConnections(50) { http in
+            let racing = using(http)
+            return try await concurrently(50) { try await body(racing) }
+        }
+    }
+
     // MARK: Calls as the apps, labs and portal make them
 
     static func hashedGUID(_ n: Int = Int.random(in: 0..<Int.max)) -> String { SecretHash.sha256Hex("guid-\(n)") }
@@ -186,6 +204,13 @@ struct VerificationHarness {
         let response = try await register(guid: guid)
         precondition(response.status == 201)
         return response.json["registrationToken"] as! String
+    }
+
+    /// TANs the database holds as spent.
+    func redeemedTANs() async throws -> Int {
+        try await database.withConnection { connection in
+            try await connection.raw("SELECT COUNT(*) AS n FROM tans WHERE redeemed_at IS NOT NULL").first()!.decode(column: "n", as: Int.self)
+        }
     }
 
     func rows(_ table: String) async throws -> Int {
