@@ -58,7 +58,7 @@ enum SuiteLauncher {
         let verification = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [
             "DATABASE_URL": layout.database("verification"),
             "TESTRESULT_URL": "http://127.0.0.1:\(testResult.internalListener.port)",
-            "JWT_PUBLIC_KEY_FILES": portalPublicKeyFile,
+            "JWT_PUBLIC_KEY_FILES": "\(portalPublicKeyFile)|\(portal.tokenIssuer)|\(portal.tokenAudience)",
             "TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile,
         ]))
         // submission, spending TANs at verification, with the distribution job on a short schedule, publishing

@@ -18,7 +18,7 @@ public enum VerificationService {
     public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)
         let logger = environment.logger
-        let keys = OfficerSigningKeys(staticKeys: try await configuration.signingKeys.loadStaticKeys())
+        let keys = try await configuration.signingKeys.makeKeys()
         if !configuration.signingKeys.isConfigured {
             logger.warning("no JWT_JWKS_URL or JWT_PUBLIC_KEY_FILES: teleTAN issuance will refuse every request")
         }
@@ -34,7 +34,7 @@ public enum VerificationService {
                 baseURL: configuration.testResultURL, policy: configuration.testResultPolicy,
                 concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger
             ),
-            officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
+            officers: OfficerTokenVerifier(keys: keys, clock: environment.clock),
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,
             teleTANGuesses: GuessThrottle(
