@@ -3,7 +3,7 @@ import Foundation
 
 /// The limits on teleTAN issuance per window: for everyone together (1000 per hour by default) and per officer (120
 /// per hour, one every 30 s on average, as the portal allows), shared by every replica through counters in the
-/// database (`TeleTANStore.countIssuance`). Windows are fixed (aligned to multiples of the window since 1970), so that
+/// database (`TeleTANStore.issue`). Windows are fixed (aligned to multiples of the window since 1970), so that
 /// one counter row per window decides: at a window's edge up to twice a limit can be issued within a short time.
 public struct TeleTANRateLimit: Sendable, Equatable {
     public enum Decision: Equatable, Sendable {

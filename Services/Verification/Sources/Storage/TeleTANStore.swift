@@ -2,7 +2,7 @@ import ExposureCore
 import Foundation
 import SQLKit
 
-/// Queries on `teletans`.
+/// Queries on `teletans` and on the issuance limits' counters (`teletan_issuance_counts`).
 public struct TeleTANStore: Sendable {
     let database: Database
 
