@@ -62,7 +62,7 @@ enum SuiteLauncher {
             "TESTRESULT_URL": "http://127.0.0.1:\(testResult.internalListener.port)",
             "TESTRESULT_API_TOKEN": tokens.verificationToTestResult,
             "INTERNAL_API_TOKENS": "submission=\(tokens.submissionToVerification),portal=\(tokens.portalToVerification)",
-            "JWT_PUBLIC_KEY_FILES": portalPublicKeyFile,
+            "JWT_PUBLIC_KEY_FILES": "\(portalPublicKeyFile)|\(portal.tokenIssuer)|\(portal.tokenAudience)",
             "TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile,
         ]))
         // submission, spending TANs at verification, with the distribution job on a short schedule, publishing

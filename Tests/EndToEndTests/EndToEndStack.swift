@@ -114,7 +114,7 @@ final class EndToEndStack: @unchecked Sendable {
                 "PORT": "\(ports["verification"]!)", "INTERNAL_PORT": "\(ports["verification-internal"]!)",
                 "MANAGEMENT_PORT": "\(ports["verification-management"]!)",
                 "TESTRESULT_URL": "http://127.0.0.1:\(ports["testresult-internal"]!)", "TESTRESULT_TIMEOUT": "2s",
-                "JWT_PUBLIC_KEY_FILES": String(portalPublicKey), "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
+                "JWT_PUBLIC_KEY_FILES": "\(portalPublicKey)|exposuresuite-portal|exposuresuite-verification", "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
             ]) { $1 },
             "submission-service": base.merging([
                 "DATABASE_URL": databases["submission"]!.connectionString, "PORT": "\(ports["submission"]!)",

@@ -35,8 +35,9 @@ struct PortalHarness {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
         // What the launcher does: make sure the portal's key exists, and hand its public half to verification.
-        var trusted = [try PortalSigningKey.loadOrCreate(in: dataDirectory.path).publicKeyFile!]
-        if let oidc { trusted.append(try oidc.writePublicKey(to: dataDirectory)) }
+        // Each key with the issuer and audience of its tokens: the portal's defaults, and the provider's realm.
+        var trusted = [try PortalSigningKey.loadOrCreate(in: dataDirectory.path).publicKeyFile! + "|exposuresuite-portal|exposuresuite-verification"]
+        if let oidc { trusted.append(try oidc.writePublicKey(to: dataDirectory) + "|\(oidc.issuer)|\(TestOIDCProvider.verificationAudience)") }
 
         try await kind.withFreshDatabaseURL { verificationURL in
             try await kind.withFreshDatabaseURL { portalURL in

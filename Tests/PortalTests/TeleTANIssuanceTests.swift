@@ -226,7 +226,7 @@ import Testing
         let otherKey = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: otherKey) }
         let publicKey = try PortalSigningKey.loadOrCreate(in: otherKey.path).publicKeyFile!
-        try await PortalHarness.run(on: kind, verification: ["JWT_PUBLIC_KEY_FILES": publicKey]) { h in
+        try await PortalHarness.run(on: kind, verification: ["JWT_PUBLIC_KEY_FILES": "\(publicKey)|exposuresuite-portal|exposuresuite-verification"]) { h in
             let anna = try await h.signedIn("anna")
             let refused = try await anna.issue("TEST")
             #expect(refused.status == 502)

@@ -129,7 +129,7 @@ final class TestOIDCProvider: @unchecked Sendable {
         await keys.add(ecdsa: signing.key, kid: JWKIdentifier(string: signing.kid))
         let now = clock.now()
         let access = AccessClaims(
-            iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: "id-\(userName)"),
+            iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: "id-\(userName)"), aud: AudienceClaim(value: Self.verificationAudience),
             exp: ExpirationClaim(value: now.addingTimeInterval(TimeInterval(accessTokenLifetime))),
             azp: clientID, realm_access: .init(roles: roles)
         )
@@ -159,10 +159,14 @@ final class TestOIDCProvider: @unchecked Sendable {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
+    /// The audience of the access tokens, as a provider's audience mapper adds it for verification.
+    static let verificationAudience = "exposuresuite-verification"
+
     struct AccessClaims: JWTPayload {
         struct RealmAccess: Codable { var roles: [String] }
         var iss: IssuerClaim
         var sub: SubjectClaim
+        var aud: AudienceClaim
         var exp: ExpirationClaim
         var azp: String
         var realm_access: RealmAccess

@@ -41,7 +41,7 @@ struct RealVerificationStack {
                         let testResultPort = await first.bundle(TestResultService.name).port(TestResultService.internalListener)
                         let verification = try VerificationConfiguration(TestServices.settings(common.merging([
                             "DATABASE_URL": verificationDB.connectionString, "TESTRESULT_URL": "http://127.0.0.1:\(testResultPort)",
-                            "JWT_PUBLIC_KEY_FILES": keyFile.path, "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
+                            "JWT_PUBLIC_KEY_FILES": "\(keyFile.path)|test-officers|verification", "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
                         ]) { $1 }))
                         try await TestServices.withRunning([try await VerificationService.makeBundle(verification, environment: environment)]) { second in
                             let internalPort = await second.bundle(VerificationService.name).port(VerificationService.internalListener)

@@ -76,7 +76,8 @@ import Testing
         try await RealVerificationStack.run(kind) { stack in
             let keys = JWTKeyCollection()
             await keys.add(ecdsa: stack.officerKey)
-            let token = try await keys.sign(OfficerClaims(exp: .init(value: Date().addingTimeInterval(300)), realm_access: .init(roles: ["c19hotline_event", "c19hotline"])))
+            let token = try await keys.sign(OfficerClaims(
+                exp: .init(value: Date().addingTimeInterval(300)), iss: "test-officers", aud: "verification", sub: "officer-1", realm_access: .init(roles: ["c19hotline_event", "c19hotline"])))
             for (type, expected) in [("EVENT", 403), ("TEST", 200)] {
                 let issued = try await stack.verificationInternal.request(.POST, "/version/v1/tan/teletan", headers: [("Authorization", "Bearer \(token)"), ("X-CWA-TELETAN-TYPE", type)])
                 let teleTAN = try #require(issued.json["value"] as? String)

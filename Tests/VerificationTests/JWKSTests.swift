@@ -24,11 +24,16 @@ import Testing
         }
     }
 
+    static let provider = TokenBinding(issuer: "https://id.example/realms/health", audience: "exposuresuite-verification")
+
     func token(_ key: P256.Signing.PrivateKey, kid: String, roles: [String], clock: ManualClock) async throws -> String {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: try ES256PrivateKey(pem: key.pemRepresentation), kid: JWKIdentifier(string: kid))
         return try await keys.sign(
-            OfficerClaims(exp: .init(value: clock.now().addingTimeInterval(300)), realm_access: .init(roles: roles)),
+            OfficerClaims(
+                exp: .init(value: clock.now().addingTimeInterval(300)), iss: .init(value: Self.provider.issuer), aud: .init(value: Self.provider.audience),
+                sub: "officer-1", realm_access: .init(roles: roles)
+            ),
             kid: JWKIdentifier(string: kid)
         )
     }
@@ -39,7 +44,10 @@ import Testing
         let jwks = MutableJWKS()
         jwks.publish([("key-1", providerKey)])
         try await withProvider(jwks) { jwksURL in
-            try await VerificationHarness.run(on: kind, environment: ["JWT_JWKS_URL": jwksURL.absoluteString, "JWT_PUBLIC_KEY_FILES": ""]) { h in
+            try await VerificationHarness.run(on: kind, environment: [
+                "JWT_JWKS_URL": jwksURL.absoluteString, "JWT_JWKS_ISSUER": Self.provider.issuer, "JWT_JWKS_AUDIENCE": Self.provider.audience,
+                "JWT_PUBLIC_KEY_FILES": "",
+            ]) { h in
                 let valid = try await token(providerKey, kid: "key-1", roles: ["c19hotline"], clock: h.clock)
                 // The first refresh runs when the service starts; wait for it rather than for a fixed time.
                 var status = 0
@@ -69,7 +77,7 @@ import Testing
         for (index, key) in keys.enumerated() {
             let path = directory.appendingPathComponent("key-\(index).pem").path
             try key.publicKey.pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
-            files.append(path)
+            files.append("\(path)|\(VerificationHarness.officerIssuer)|\(VerificationHarness.officerAudience)")
         }
         try await VerificationHarness.run(on: kind, environment: ["JWT_PUBLIC_KEY_FILES": files.joined(separator: ",")]) { h in
             for key in keys {
@@ -87,12 +95,12 @@ import Testing
         let provider = MutableJWKS()
         provider.publish([("old", old)])
         try await withProvider(provider) { jwksURL in
-            let source = SigningKeySource(jwksURL: jwksURL, publicKeyFiles: [])
-            let keys = OfficerSigningKeys()
+            let source = SigningKeySource(jwksURL: jwksURL, jwksBinding: Self.provider, publicKeyFiles: [])
+            let keys = try await source.makeKeys()
             let clock = ManualClock()
             func trusted(_ key: P256.Signing.PrivateKey, kid: String) async throws -> Bool {
                 let token = try await token(key, kid: kid, roles: ["c19hotline"], clock: clock)
-                return (try? await keys.verify(token, as: OfficerClaims.self)) != nil
+                return (try? await keys.verify(token)) != nil
             }
             try await source.refreshJWKS(into: keys, logger: TestLogger.quiet)
             #expect(try await trusted(old, kid: "old"))
@@ -111,26 +119,44 @@ import Testing
         }
     }
 
-    @Test func anIssuerAndAudienceAreCheckedWhenConfigured() async throws {
-        let key = ES256PrivateKey()
-        let keys = JWTKeyCollection()
-        await keys.add(ecdsa: key)
+    /// Every key source vouches only for tokens of its own issuer and audience, even where two sources are trusted.
+    @Test func theIssuerAndAudienceOfTheKeySourceAreAlwaysChecked() async throws {
+        let portalKey = ES256PrivateKey(), providerKey = ES256PrivateKey()
+        let portalKeys = JWTKeyCollection(), providerKeys = JWTKeyCollection()
+        await portalKeys.add(ecdsa: portalKey)
+        await providerKeys.add(ecdsa: providerKey)
+        let portal = TokenBinding(issuer: "exposuresuite-portal", audience: "exposuresuite-verification")
         let clock = ManualClock()
-        let verifier = OfficerTokenVerifier(keys: OfficerSigningKeys(staticKeys: [keys]), clock: clock, issuer: "https://id.example/realms/health", audience: "verification")
-        func sign(iss: String?, aud: [String]?) async throws -> String {
+        let verifier = OfficerTokenVerifier(
+            keys: OfficerSigningKeys(staticKeys: [.init(keys: portalKeys, binding: portal), .init(keys: providerKeys, binding: Self.provider)]),
+            clock: clock
+        )
+        func sign(_ keys: JWTKeyCollection, iss: String?, aud: [String]?, sub: String? = "officer-1") async throws -> String {
             try await keys.sign(OfficerClaims(
                 exp: .init(value: clock.now().addingTimeInterval(60)), iss: iss.map { IssuerClaim(value: $0) },
-                aud: aud.map { AudienceClaim(value: $0) }, realm_access: .init(roles: ["c19hotline"])
+                aud: aud.map { AudienceClaim(value: $0) }, sub: sub.map { SubjectClaim(value: $0) }, realm_access: .init(roles: ["c19hotline"])
             ))
         }
-        let good = try await sign(iss: "https://id.example/realms/health", aud: ["verification", "portal"])
-        #expect(try await verifier.roles(of: good) == ["c19hotline"])
-        for bad in [try await sign(iss: "https://evil.example", aud: ["verification"]), try await sign(iss: "https://id.example/realms/health", aud: ["portal"]), try await sign(iss: nil, aud: nil)] {
-            await #expect(throws: APIError.self) { _ = try await verifier.roles(of: bad) }
+        let good = try await sign(providerKeys, iss: Self.provider.issuer, aud: [Self.provider.audience, "account"])
+        #expect(try await verifier.officer(of: good) == VerifiedOfficer(issuer: Self.provider.issuer, subject: "officer-1", roles: ["c19hotline"]))
+        #expect(try await verifier.officer(of: try await sign(portalKeys, iss: portal.issuer, aud: [portal.audience])).issuer == portal.issuer)
+        let refused = [
+            try await sign(providerKeys, iss: "https://evil.example", aud: [Self.provider.audience]),
+            try await sign(providerKeys, iss: Self.provider.issuer, aud: ["account"]),
+            try await sign(providerKeys, iss: Self.provider.issuer, aud: nil),
+            try await sign(providerKeys, iss: nil, aud: nil),
+            // The provider's key cannot speak for the portal, nor the portal's for the provider.
+            try await sign(providerKeys, iss: portal.issuer, aud: [portal.audience]),
+            try await sign(portalKeys, iss: Self.provider.issuer, aud: [Self.provider.audience]),
+            // A token that names no officer cannot be counted against an officer's limit.
+            try await sign(providerKeys, iss: Self.provider.issuer, aud: [Self.provider.audience], sub: nil),
+        ]
+        for bad in refused {
+            await #expect(throws: APIError.self) { _ = try await verifier.officer(of: bad) }
         }
         // A token not yet valid or expired beyond the leeway is refused.
         clock.advance(by: 120)
-        await #expect(throws: APIError.self) { _ = try await verifier.roles(of: good) }
+        await #expect(throws: APIError.self) { _ = try await verifier.officer(of: good) }
     }
 }
 

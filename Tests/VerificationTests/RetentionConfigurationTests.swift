@@ -8,7 +8,10 @@ import Testing
 /// A used test must be remembered as long as its result is kept, or a known positive GUID can be registered again
 /// and mint new TANs (the reference's known hole). Both services refuse a configuration that allows it.
 @Suite struct RetentionConfigurationTests {
-    static let tokens = ["INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens, "TESTRESULT_API_TOKEN": TestServiceTokens.verification]
+    static let tokens = [
+        "INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens, "TESTRESULT_API_TOKEN": TestServiceTokens.verification,
+        "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
+    ]
 
     @Test func verificationRefusesToForgetUsedTestsBeforeTheirResults() throws {
         #expect(throws: ConfigurationError(
@@ -45,12 +48,14 @@ import Testing
         let environment = TestServices.environment()
         let withoutCallers = try VerificationConfiguration(Settings(arguments: ["test"], environment: [
             "TESTRESULT_API_TOKEN": TestServiceTokens.verification, "DATABASE_URL": "sqlite::memory:",
+            "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
         ]))
         await #expect(throws: ServiceTokens.missing("INTERNAL_API_TOKENS")) {
             _ = try await VerificationService.makeBundle(withoutCallers, environment: environment)
         }
         let withoutToken = try VerificationConfiguration(Settings(arguments: ["test"], environment: [
             "INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens, "DATABASE_URL": "sqlite::memory:",
+            "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
         ]))
         await #expect(throws: ServiceTokens.missing("TESTRESULT_API_TOKEN")) {
             _ = try await VerificationService.makeBundle(withoutToken, environment: environment)

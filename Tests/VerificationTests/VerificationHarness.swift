@@ -22,6 +22,10 @@ struct VerificationHarness {
     /// Verification's settings, for another instance on the same database (`withAnotherVerification`).
     let variables: [String: String]
 
+    /// The issuer and audience verification expects of the harness's officer key.
+    static let officerIssuer = "https://portal.test"
+    static let officerAudience = "verification"
+
     /// What a verification configuration needs besides its defaults.
     static let baseSettings = ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys]
 
@@ -51,7 +55,7 @@ struct VerificationHarness {
                     var variables = [
                         "DATABASE_URL": verificationURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
                         "TESTRESULT_URL": "http://127.0.0.1:\(testResultPort)", "TESTRESULT_TIMEOUT": "2s",
-                        "JWT_PUBLIC_KEY_FILES": publicKeyFile,
+                        "JWT_PUBLIC_KEY_FILES": "\(publicKeyFile)|\(officerIssuer)|\(officerAudience)",
                     ]
                     variables.merge(baseSettings) { $1 }
                     variables.merge(extra) { $1 }
@@ -151,13 +155,18 @@ struct VerificationHarness {
         precondition(response.status == 204, "lab upload failed: \(response.status) \(response.text)")
     }
 
-    /// A signed officer token (ES256) with the given roles.
-    func officerToken(roles: [String], expiresIn: TimeInterval = 300, key: ES256PrivateKey? = nil) async throws -> String {
+    /// A signed officer token (ES256) with the given roles, by default of the issuer and for the audience verification
+    /// expects of the harness's key.
+    func officerToken(
+        roles: [String], expiresIn: TimeInterval = 300, key: ES256PrivateKey? = nil, subject: String? = "officer-1",
+        issuer: String? = VerificationHarness.officerIssuer, audience: [String]? = [VerificationHarness.officerAudience]
+    ) async throws -> String {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key ?? officerKey)
         let claims = OfficerClaims(
             exp: ExpirationClaim(value: clock.now().addingTimeInterval(expiresIn)),
-            realm_access: .init(roles: roles)
+            iss: issuer.map { IssuerClaim(value: $0) }, aud: audience.map { AudienceClaim(value: $0) },
+            sub: subject.map { SubjectClaim(value: $0) }, realm_access: .init(roles: roles)
         )
         return try await keys.sign(claims)
     }
@@ -180,6 +189,16 @@ struct VerificationHarness {
                     try row.decode(column: "request_key_hash", as: String?.self)
                 )
             }
+        }
+    }
+
+    /// The issuance counter of `scope` in the current window.
+    func issuanceCount(scope: String) async throws -> Int {
+        let windowStart = TeleTANRateLimit(window: .seconds(3600)).windowStart(now: clock.now())
+        return try await database.withConnection { connection in
+            try await connection.raw("""
+                SELECT issued FROM teletan_issuance_counts WHERE scope = \(bind: scope) AND window_start = \(bind: windowStart)
+                """).first()?.decode(column: "issued", as: Int.self) ?? 0
         }
     }
 

@@ -98,7 +98,7 @@ class Services:
             "INTERNAL_API_TOKENS": f"portal={token}",
             "TESTRESULT_API_TOKEN": secrets.token_hex(32),
             "BIND_HOST": "127.0.0.1",
-            "JWT_PUBLIC_KEY_FILES": public_key,
+            "JWT_PUBLIC_KEY_FILES": f"{public_key}|exposuresuite-portal|exposuresuite-verification",
             "TELETAN_HASH_KEYS": "browser:" + base64.b64encode(os.urandom(32)).decode(),
             # Registering a teleTAN never asks test-result.
             "TESTRESULT_URL": "http://127.0.0.1:1",

@@ -19,6 +19,9 @@ public struct PortalConfiguration: Sendable {
     public var signingKeyFile: String?
     /// The `iss` of the portal's own officer tokens (`PORTAL_TOKEN_ISSUER`).
     public var tokenIssuer: String
+    /// The `aud` of the portal's own officer tokens (`PORTAL_TOKEN_AUDIENCE`): what verification expects of the
+    /// portal's key.
+    public var tokenAudience: String
     /// How long a portal-signed officer token is valid (`PORTAL_TOKEN_LIFETIME`, default 60 s): one call.
     public var tokenLifetime: Duration
     /// Absolute session lifetime (`SESSION_TIMEOUT`, default 4 h).
@@ -65,6 +68,7 @@ public struct PortalConfiguration: Sendable {
         dataDirectory = settings.string("DATA_DIR", default: "./data")
         signingKeyFile = settings.optionalString("PORTAL_SIGNING_KEY_FILE")
         tokenIssuer = settings.string("PORTAL_TOKEN_ISSUER", default: "exposuresuite-portal")
+        tokenAudience = settings.string("PORTAL_TOKEN_AUDIENCE", default: "exposuresuite-verification")
         tokenLifetime = try settings.duration("PORTAL_TOKEN_LIFETIME", default: .seconds(60), minimum: .seconds(5))
         sessionTimeout = try settings.duration("SESSION_TIMEOUT", default: .seconds(4 * 3600), minimum: .seconds(60))
         teleTANTestValidity = try settings.duration("TELETAN_TEST_VALIDITY", default: .seconds(3600), minimum: .seconds(60))

@@ -36,12 +36,14 @@ public enum PortalService {
         var signer: OfficerTokenSigner?
         if let signingKey {
             signer = await OfficerTokenSigner(
-                key: signingKey.privateKey, issuer: configuration.tokenIssuer, lifetime: configuration.tokenLifetime,
+                key: signingKey.privateKey, issuer: configuration.tokenIssuer, audience: configuration.tokenAudience, lifetime: configuration.tokenLifetime,
                 clock: environment.clock, random: environment.random
             )
         }
         if let file = signingKey?.publicKeyFile {
-            logger.info("local officers' tokens are signed with the portal key; verification must trust it", metadata: ["JWT_PUBLIC_KEY_FILES": "\(file)"])
+            logger.info("local officers' tokens are signed with the portal key; verification must trust it", metadata: [
+                "JWT_PUBLIC_KEY_FILES": "\(file)|\(configuration.tokenIssuer)|\(configuration.tokenAudience)",
+            ])
         }
         let sessions = SessionStore(database: database)
         let oidcLogins = OIDCLoginStore(database: database)

@@ -34,9 +34,10 @@ public struct VerificationConfiguration: Sendable {
     /// The keys teleTANs are stored under as HMAC-SHA256 (`TELETAN_HASH_KEYS` or `TELETAN_HASH_KEYS_FILE`:
     /// `id:base64` entries, the current key first, older ones still accepted on lookup). Required.
     public var teleTANHashKeys: [SecretHashKey]
+    /// The keys officers' tokens are signed with, each with the issuer and audience its tokens must carry:
+    /// `JWT_PUBLIC_KEY_FILES` (entries `path|issuer|audience`) and `JWT_JWKS_URL` with `JWT_JWKS_ISSUER` and
+    /// `JWT_JWKS_AUDIENCE`.
     public var signingKeys: SigningKeySource
-    public var jwtIssuer: String?
-    public var jwtAudience: String?
     public var jwksRefreshInterval: Duration
     public var retentionInterval: Duration
 
@@ -70,6 +71,7 @@ public struct VerificationConfiguration: Sendable {
         }
         teleTANRateLimit = TeleTANRateLimit(
             limit: try settings.int("TELETAN_RATE_LIMIT", default: 1000, in: 1...1_000_000),
+            perOfficer: try settings.int("TELETAN_OFFICER_RATE_LIMIT", default: 120, in: 1...1_000_000),
             window: try settings.duration("TELETAN_RATE_WINDOW", default: .seconds(3600), minimum: .seconds(1))
         )
         teleTANFailureBurst = try settings.int("TELETAN_FAILURE_BURST", default: 100, in: 1...1_000_000)
@@ -87,13 +89,27 @@ public struct VerificationConfiguration: Sendable {
         }
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
-        let jwks = settings.optionalString("JWT_JWKS_URL")
-        signingKeys = SigningKeySource(
-            jwksURL: try jwks.map { _ throws(ConfigurationError) in try settings.url("JWT_JWKS_URL", default: "") },
-            publicKeyFiles: settings.list("JWT_PUBLIC_KEY_FILES", default: [])
-        )
-        jwtIssuer = settings.optionalString("JWT_ISSUER")
-        jwtAudience = settings.optionalString("JWT_AUDIENCE")
+        for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where settings.raw(retired) != nil {
+            throw ConfigurationError(
+                variable: retired,
+                reason: "is replaced by an issuer and audience per key source: JWT_PUBLIC_KEY_FILES entries path|issuer|audience, JWT_JWKS_ISSUER and JWT_JWKS_AUDIENCE"
+            )
+        }
+        var keyFiles: [SigningKeySource.KeyFile] = []
+        for (index, entry) in settings.list("JWT_PUBLIC_KEY_FILES", default: []).enumerated() {
+            let parts = entry.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 3, !parts.contains(where: \.isEmpty) else {
+                throw ConfigurationError(variable: "JWT_PUBLIC_KEY_FILES", reason: "entry \(index + 1) must be path|issuer|audience, got '\(entry)'")
+            }
+            keyFiles.append(SigningKeySource.KeyFile(path: parts[0], binding: TokenBinding(issuer: parts[1], audience: parts[2])))
+        }
+        var jwksURL: URL?
+        var jwksBinding: TokenBinding?
+        if settings.raw("JWT_JWKS_URL") != nil {
+            jwksURL = try settings.url("JWT_JWKS_URL", default: "")
+            jwksBinding = TokenBinding(issuer: try settings.requiredString("JWT_JWKS_ISSUER"), audience: try settings.requiredString("JWT_JWKS_AUDIENCE"))
+        }
+        signingKeys = SigningKeySource(jwksURL: jwksURL, jwksBinding: jwksBinding, publicKeyFiles: keyFiles)
         jwksRefreshInterval = try settings.duration("JWKS_REFRESH_INTERVAL", default: .seconds(300), minimum: .seconds(10))
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
     }

@@ -20,7 +20,7 @@ public enum VerificationService {
         let logger = environment.logger
         let internalCallers = try ServiceTokens.required(configuration.internalCallers, variable: "INTERNAL_API_TOKENS")
         let testResultToken = try ServiceTokens.required(configuration.testResultToken, variable: "TESTRESULT_API_TOKEN")
-        let keys = OfficerSigningKeys(staticKeys: try await configuration.signingKeys.loadStaticKeys())
+        let keys = try await configuration.signingKeys.makeKeys()
         if !configuration.signingKeys.isConfigured {
             logger.warning("no JWT_JWKS_URL or JWT_PUBLIC_KEY_FILES: teleTAN issuance will refuse every request")
         }
@@ -37,7 +37,7 @@ public enum VerificationService {
                 baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, serviceToken: testResultToken,
                 concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger
             ),
-            officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience),
+            officers: OfficerTokenVerifier(keys: keys, clock: environment.clock),
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,
             teleTANGuesses: GuessThrottle(

@@ -10,6 +10,7 @@ struct PortalOfficerClaims: JWTPayload {
     }
 
     var iss: IssuerClaim
+    var aud: AudienceClaim
     var sub: SubjectClaim
     var iat: IssuedAtClaim
     var exp: ExpirationClaim
@@ -22,19 +23,22 @@ struct PortalOfficerClaims: JWTPayload {
 }
 
 /// Signs short-lived ES256 tokens for local accounts, so that verification sees the same kind of credential
-/// as from an OIDC provider and checks the roles itself.
+/// as from an OIDC provider and checks the roles itself. Each names the portal as issuer and verification as audience,
+/// which verification requires of the portal's key (`JWT_PUBLIC_KEY_FILES` entry `path|issuer|audience`).
 public struct OfficerTokenSigner: Sendable {
     private let keys: JWTKeyCollection
     private let issuer: String
+    private let audience: String
     private let lifetime: Duration
     private let clock: any WallClock
     private let random: any RandomSource
 
-    public init(key: ES256PrivateKey, issuer: String, lifetime: Duration, clock: any WallClock, random: any RandomSource) async {
+    public init(key: ES256PrivateKey, issuer: String, audience: String, lifetime: Duration, clock: any WallClock, random: any RandomSource) async {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key)
         self.keys = keys
         self.issuer = issuer
+        self.audience = audience
         self.lifetime = lifetime
         self.clock = clock
         self.random = random
@@ -44,6 +48,7 @@ public struct OfficerTokenSigner: Sendable {
         let now = clock.now()
         let claims = PortalOfficerClaims(
             iss: IssuerClaim(value: issuer),
+            aud: AudienceClaim(value: audience),
             sub: SubjectClaim(value: officer.name),
             iat: IssuedAtClaim(value: now),
             exp: ExpirationClaim(value: now.addingTimeInterval(lifetime.seconds)),

@@ -198,36 +198,56 @@ struct VerificationAPI: APIProtocol {
 
     func createTeleTan(_ input: Operations.createTeleTan.Input) async throws -> Operations.createTeleTan.Output {
         let type = TeleTANType(rawValue: input.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE?.rawValue ?? "TEST") ?? .test
-        let roles = try await officers.roles(of: BearerToken.current)
-        guard roles.contains(type.requiredRole) else {
+        let officer = try await officers.officer(of: BearerToken.current)
+        guard officer.roles.contains(type.requiredRole) else {
             count("teletan", "missing_role")
             throw APIError.unauthorized("The token does not carry the role \(type.requiredRole) needed for \(type.rawValue) teleTANs.")
         }
         let now = clock.now()
         let request = try teleTANRequestKey(input.headers.Idempotency_hyphen_Key)
         if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
-        switch rateLimit.decide(issuedInWindow: try await teleTANs.issuedCount(since: rateLimit.windowStart(now: now))) {
-        case .refused:
-            rateLimited("teletan_issuance").increment()
-            logger.warning("teleTAN rate limit reached", metadata: ["limit": "\(rateLimit.limit)"])
-            throw APIError.tooManyRequests("The limit of teleTANs per period is reached; try again later.")
-        case .allowedNearLimit:
-            logger.warning("teleTAN issuance above 80 % of the rate limit", metadata: ["limit": "\(rateLimit.limit)"])
-        case .allowed:
-            break
-        }
+        // The officer's counter first, then everyone's, and the new row, in one transaction: a refused or failed
+        // request counts in neither.
+        let counters = [
+            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.officerScope(issuer: officer.issuer, subject: officer.subject), limit: rateLimit.perOfficer),
+            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.globalScope, limit: rateLimit.limit),
+        ]
         for _ in 0..<5 {
             let teleTAN = Codes.teleTAN(using: random)
             let sealed = try request.map { (keyHash: $0.lookupHash, sealedTeleTAN: try $0.seal(teleTAN, using: random)) }
             let validUntil = now.adding(lifetimes.teleTAN(type))
-            if try await teleTANs.insert(hash: teleTANHashes.hash(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed) {
+            switch try await teleTANs.issue(
+                hash: teleTANHashes.hash(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed,
+                counters: counters, windowStart: rateLimit.windowStart(now: now)
+            ) {
+            case .issued(let counts):
+                if rateLimit.decide(issuedInWindow: counts[1] - 1) == .allowedNearLimit {
+                    logger.warning("teleTAN issuance above 80 % of the rate limit", metadata: ["limit": "\(rateLimit.limit)"])
+                }
                 teleTANsIssued(type.rawValue).increment()
                 return .created(.init(body: .json(.init(value: teleTAN))))
+            case .refused(let counter):
+                // A repeat of this request that took the last place while this one waited for the counter is still
+                // answered with its teleTAN.
+                if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
+                throw refusal(counter: counter)
+            case .notStored:
+                // A repeat of this request that arrived while it ran stored its teleTAN first: both answer with that one.
+                if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
             }
-            // A repeat of this request that arrived while it ran stored its teleTAN first: both answer with that one.
-            if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
         }
         throw APIError.internalError("Could not generate a unique teleTAN.")
+    }
+
+    /// The answer when the issuance counter at index `counter` (the officer's, then everyone's) is at its limit.
+    private func refusal(counter: Int) -> APIError {
+        if counter == 0 {
+            logger.notice("teleTAN limit of one officer reached", metadata: ["limit": "\(rateLimit.perOfficer)"])
+            return APIError.tooManyRequests("Your limit of teleTANs per period is reached; try again later.")
+        }
+        rateLimited("teletan_issuance").increment()
+        logger.warning("teleTAN rate limit reached", metadata: ["limit": "\(rateLimit.limit)"])
+        return APIError.tooManyRequests("The limit of teleTANs per period is reached; try again later.")
     }
 
     /// The idempotency key's storage form; nil without one.

@@ -1,7 +1,10 @@
+import ExposureCore
 import Foundation
 
-/// The global limit on teleTAN issuance (1000 per hour by default), shared by every replica through the
-/// database count of recent teleTANs.
+/// The limits on teleTAN issuance per window: for everyone together (1000 per hour by default) and per officer (120
+/// per hour, one every 30 s on average, as the portal allows), shared by every replica through counters in the
+/// database (`TeleTANStore.issue`). Windows are fixed (aligned to multiples of the window since 1970), so that
+/// one counter row per window decides: at a window's edge up to twice a limit can be issued within a short time.
 public struct TeleTANRateLimit: Sendable, Equatable {
     public enum Decision: Equatable, Sendable {
         case allowed
@@ -11,10 +14,12 @@ public struct TeleTANRateLimit: Sendable, Equatable {
     }
 
     public var limit: Int
+    public var perOfficer: Int
     public var window: Duration
 
-    public init(limit: Int = 1000, window: Duration = .seconds(3600)) {
+    public init(limit: Int = 1000, perOfficer: Int = 120, window: Duration = .seconds(3600)) {
         self.limit = limit
+        self.perOfficer = perOfficer
         self.window = window
     }
 
@@ -24,5 +29,18 @@ public struct TeleTANRateLimit: Sendable, Equatable {
         return .allowed
     }
 
-    public func windowStart(now: Date) -> Date { now.addingTimeInterval(-window.seconds) }
+    /// The start of the fixed window `now` falls in, in seconds since 1970.
+    public func windowStart(now: Date) -> Int64 {
+        let length = max(1, Int64(window.seconds))
+        let seconds = now.epochSeconds
+        return seconds - ((seconds % length) + length) % length
+    }
+
+    /// The counter of one officer: a hash of the token's issuer and subject, so the database keeps no officer's name
+    /// and two providers' subjects never share a counter.
+    public static func officerScope(issuer: String, subject: String) -> String {
+        "officer:" + SecretHash.sha256Hex(Array(issuer.utf8) + [0] + Array(subject.utf8))
+    }
+
+    public static let globalScope = "global"
 }

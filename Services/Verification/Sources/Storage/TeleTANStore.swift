@@ -2,7 +2,7 @@ import ExposureCore
 import Foundation
 import SQLKit
 
-/// Queries on `teletans`.
+/// Queries on `teletans` and on the issuance limits' counters (`teletan_issuance_counts`).
 public struct TeleTANStore: Sendable {
     let database: Database
 
@@ -14,24 +14,6 @@ public struct TeleTANStore: Sendable {
         /// The teleTAN, sealed under the request's key (`TeleTANRequestKey`).
         var sealedTeleTAN: String
         var createdAt: Date
-    }
-
-    /// Stores a new teleTAN's keyed hash, and for a request with an idempotency key the key's hash and the sealed teleTAN.
-    /// False when the hash collides with a live teleTAN (astronomically unlikely), or when a concurrent request with
-    /// the same key stored its teleTAN first (`issuance(requestKeyHash:)` then finds that one).
-    func insert(
-        hash: KeyedSecretHash, type: TeleTANType, validUntil: Date, now: Date,
-        request: (keyHash: String, sealedTeleTAN: String)? = nil
-    ) async throws -> Bool {
-        try await database.withConnection { connection in
-            // No conflict target: the primary key and the unique request key both end in DO NOTHING.
-            try await !connection.raw("""
-                INSERT INTO teletans (teletan_hash, hash_key_id, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan)
-                VALUES (\(bind: hash.hash), \(bind: hash.keyID), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL,
-                        \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN))
-                ON CONFLICT DO NOTHING RETURNING teletan_hash
-                """).all().isEmpty
-        }
     }
 
     /// The teleTAN issued for the request whose key hashes to `requestKeyHash`, if any still exists.
@@ -49,11 +31,63 @@ public struct TeleTANStore: Sendable {
         }
     }
 
-    /// teleTANs issued since `since`, by every replica: the global rate limit counts these.
-    public func issuedCount(since: Date) async throws -> Int {
-        try await database.withConnection { connection in
-            try await connection.raw("SELECT COUNT(*) AS n FROM teletans WHERE created_at > \(bind: since.epochSeconds)").first()?
-                .decode(column: "n", as: Int.self) ?? 0
+    /// One counter of the issuance limits: its scope and its limit per window.
+    struct IssuanceCounter: Sendable {
+        var scope: String
+        var limit: Int
+    }
+
+    enum Issuance: Sendable, Equatable {
+        /// Stored and counted; the counters' counts after it, in the order of the counters.
+        case issued([Int])
+        /// The counter at this index is at its limit; nothing was stored or counted.
+        case refused(Int)
+        /// Nothing stored or counted: the hash collides with a live teleTAN (astronomically unlikely), or a
+        /// concurrent request with the same idempotency key stored its teleTAN first (`issuance(requestKeyHash:)` then
+        /// finds that one).
+        case notStored
+    }
+
+    /// Counts one issuance in each counter of the window starting at `windowStart` and stores the new teleTAN's keyed
+    /// hash (with, for a request with an idempotency key, the key's hash and the sealed teleTAN), in one transaction:
+    /// all of it or nothing, so a refused or failed request counts nothing.
+    ///
+    /// Each count is one statement that inserts the window's row or adds one to it, unless it is at the limit
+    /// (`ON CONFLICT … DO UPDATE … WHERE issued < limit RETURNING`): the database gives a row to one statement at a
+    /// time, so concurrent issuances on any replica never count past a limit. The counters are always taken in the
+    /// same order, so two transactions never wait for each other's rows.
+    func issue(
+        hash: KeyedSecretHash, type: TeleTANType, validUntil: Date, now: Date,
+        request: (keyHash: String, sealedTeleTAN: String)?,
+        counters: [IssuanceCounter], windowStart: Int64
+    ) async throws -> Issuance {
+        struct Undone: Error { let outcome: Issuance }
+        do {
+            let counts = try await database.transaction { connection in
+                var counts: [Int] = []
+                for (index, counter) in counters.enumerated() {
+                    guard let row = try await connection.raw("""
+                        INSERT INTO teletan_issuance_counts (scope, window_start, issued) VALUES (\(bind: counter.scope), \(bind: windowStart), 1)
+                        ON CONFLICT (scope, window_start) DO UPDATE SET issued = teletan_issuance_counts.issued + 1
+                        WHERE teletan_issuance_counts.issued < \(bind: counter.limit)
+                        RETURNING issued
+                        """).first()
+                    else { throw Undone(outcome: .refused(index)) }
+                    counts.append(try row.decode(column: "issued", as: Int.self))
+                }
+                // No conflict target: the primary key and the unique request key both end in DO NOTHING.
+                let stored = try await connection.raw("""
+                    INSERT INTO teletans (teletan_hash, hash_key_id, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan)
+                    VALUES (\(bind: hash.hash), \(bind: hash.keyID), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL,
+                            \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN))
+                    ON CONFLICT DO NOTHING RETURNING teletan_hash
+                    """).all()
+                if stored.isEmpty { throw Undone(outcome: .notStored) }
+                return counts
+            }
+            return .issued(counts)
+        } catch let undone as Undone {
+            return undone.outcome
         }
     }
 }

@@ -70,6 +70,19 @@ enum VerificationMigrations {
         Migration(version: 4, name: "store teleTANs as keyed hashes", sql: [
             "ALTER TABLE teletans ADD COLUMN hash_key_id TEXT NOT NULL DEFAULT 'sha256'",
         ]),
+        // The issuance limits' counters: one row per scope (everyone, or one officer) and fixed window. Taking one is a
+        // single statement that refuses at the limit, so concurrent issuances on any replica never count past it.
+        Migration(version: 5, name: "count teleTAN issuance per window, globally and per officer", sql: [
+            """
+            CREATE TABLE teletan_issuance_counts (
+                scope TEXT NOT NULL,
+                window_start BIGINT NOT NULL,
+                issued INTEGER NOT NULL,
+                PRIMARY KEY (scope, window_start)
+            )
+            """,
+            "CREATE INDEX teletan_issuance_counts_window_start ON teletan_issuance_counts (window_start)",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }

@@ -30,6 +30,10 @@ public struct VerificationRetention: Sendable {
                     DELETE FROM teletans WHERE valid_until < \(bind: timestamp) AND created_at < \(bind: teleTANCutoff) RETURNING type
                     """).all().count,
                 "used_keys": try await connection.raw("DELETE FROM used_keys WHERE used_at < \(bind: usedKeyCutoff) RETURNING used_at").all().count,
+                // Counters of windows that ended: only the current window's are read.
+                "teletan_issuance_counts": try await connection.raw("""
+                    DELETE FROM teletan_issuance_counts WHERE window_start < \(bind: teleTANCutoff) RETURNING scope
+                    """).all().count,
             ]
         }
         return counts ?? [:]
