@@ -39,6 +39,25 @@ public final class SlowConnection: @unchecked Sendable {
         return bytes.withUnsafeBytes { systemSend(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
+    /// Reads until `isComplete` says the bytes so far are whole, the server closes the connection, or `seconds` pass;
+    /// returns what arrived.
+    public func receive(within seconds: Double, until isComplete: @escaping @Sendable ([UInt8]) -> Bool) async -> [UInt8] {
+        let fd = self.fd
+        return await Task.detached {
+            let deadline = Date().addingTimeInterval(seconds)
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !isComplete(received), Date() < deadline {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 50) > 0 else { continue }
+                let count = recv(fd, &buffer, buffer.count, 0)
+                guard count > 0 else { break }  // closed
+                received += buffer[0..<count]
+            }
+            return received
+        }.value
+    }
+
     /// Waits up to `seconds` for the server to close the connection (reading and dropping whatever it sends);
     /// true when it did.
     public func closedByServer(within seconds: Double) async -> Bool {
