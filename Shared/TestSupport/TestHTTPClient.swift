@@ -93,7 +93,7 @@ extension TestHTTPClient {
         for (name, value) in defaultHeaders + headers { request.headers.add(name: name, value: value) }
         let chunks = [ByteBuffer(bytes: body)]
         request.body = .stream(chunks.async, length: .unknown)
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await http.execute(request, timeout: .seconds(30))
         let collected = try await response.body.collect(upTo: 1024 * 1024)
         return TestResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
     }

@@ -131,6 +131,12 @@ struct PortalHarness {
         try await app.postJSON("/version/v1/registrationToken", ["key": teleTAN, "keyType": "TELETAN"], headers: [("cwa-fake", "0")])
     }
 
+    func rows(_ table: String) async throws -> Int {
+        try await database.withConnection { connection in
+            try await connection.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table)").first()!.decode(column: "n", as: Int.self)
+        }
+    }
+
     func auditRows() async throws -> [[String: String]] {
         try await database.withConnection { connection in
             try await connection.raw("SELECT officer, teletan_type, health_authority, outcome FROM portal_audit_log ORDER BY id").all().map { row in

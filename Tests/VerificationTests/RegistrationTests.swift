@@ -92,6 +92,32 @@ import Testing
         }
     }
 
+    /// Every app-facing and internal endpoint of the contract answers a body over 10,000 bytes, or one sent without a
+    /// length, with 406 and its JSON error, before it reads the body, and changes nothing.
+    @Test(arguments: TestDatabase.all)
+    func everyEndpointAnswersLargeOrChunkedBodies406(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let token = try await h.registeredToken(result: 2)
+            let padding = String(repeating: "a", count: 10_001)
+            let app: [(String, [String: String])] = [
+                ("/version/v1/testresult", ["registrationToken": token, "padding": padding]),
+                ("/version/v1/tan", ["registrationToken": token, "padding": padding]),
+            ]
+            for (path, body) in app {
+                try await h.app.postJSON(path, body, headers: [("cwa-fake", "0")]).expectError(406, "not_acceptable")
+                let small = try JSONSerialization.data(withJSONObject: ["registrationToken": token])
+                try await h.app.postChunked(path, Array(small), headers: [("cwa-fake", "0")]).expectError(406, "not_acceptable")
+            }
+            let batch = ["tans": [Codes.uuidV4(using: SystemRandomSource())], "padding": [padding]]
+            try await h.internal.postJSON("/version/v1/tans/verify", batch).expectError(406, "not_acceptable")
+            let smallBatch = try JSONSerialization.data(withJSONObject: ["tans": [Codes.uuidV4(using: SystemRandomSource())]])
+            try await h.internal.postChunked("/version/v1/tans/verify", Array(smallBatch)).expectError(406, "not_acceptable")
+            // Nothing was read as a request: the token still has no TAN, and gets one now.
+            #expect(try await h.rows("tans") == 0)
+            #expect(try await h.tan(token).status == 201)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func fiftyConcurrentRegistrationsOfOneGUIDHaveOneWinner(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
