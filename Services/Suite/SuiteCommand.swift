@@ -23,7 +23,7 @@ struct SuiteCommand: AsyncParsableCommand {
         /// Sets up logging through `Settings`, which validates the values as every service does (exit 2).
         func bootstrap() throws {
             let flags = [logLevel.map { ["--log-level", $0] }, logFormat.map { ["--log-format", $0] }].compactMap { $0 }.flatMap { $0 }
-            try SettingsOptions(flags: flags).read { _ in }
+            try SettingsOptions.read(flags: flags) { _ in }
         }
     }
 

@@ -44,24 +44,23 @@ import Testing
     }
 
     @Test func aFlagWinsOverItsEnvironmentVariable() throws {
-        let options = SettingsOptions(flags: ["--port", "9001"])
-        #expect(try options.read(environment: ["PORT": "9000"], setUpLogging: false, Port.init).port == 9001)
-        #expect(try SettingsOptions().read(environment: ["PORT": "9000"], setUpLogging: false, Port.init).port == 9000)
+        #expect(try SettingsOptions.read(flags: ["--port", "9001"], environment: ["PORT": "9000"], setUpLogging: false, Port.init).port == 9001)
+        #expect(try SettingsOptions.read(flags: [], environment: ["PORT": "9000"], setUpLogging: false, Port.init).port == 9000)
     }
 
     /// A flag that the configuration never read is a typo or another service's setting: a usage error, not ignored.
     @Test func aFlagNothingReadIsAUsageError() throws {
         let error = try #require(throws: ValidationError.self) {
-            try SettingsOptions(flags: ["--prot", "9001"]).read(environment: [:], setUpLogging: false, Port.init)
+            try SettingsOptions.read(flags: ["--prot", "9001"], environment: [:], setUpLogging: false, Port.init)
         }
         #expect(error.message.contains("'--prot'"))
         // Settings every service reads (CommonSettings) count as read.
-        #expect(try SettingsOptions(flags: ["--log-level", "debug"]).read(environment: [:], setUpLogging: false, Port.init).port == 8000)
+        #expect(try SettingsOptions.read(flags: ["--log-level", "debug"], environment: [:], setUpLogging: false, Port.init).port == 8000)
     }
 
     @Test func anInvalidValueIsTheConfigurationErrorNamingTheVariable() throws {
         let error = try #require(throws: ConfigurationError.self) {
-            try SettingsOptions(flags: ["--port", "http"]).read(environment: [:], setUpLogging: false, Port.init)
+            try SettingsOptions.read(flags: ["--port", "http"], environment: [:], setUpLogging: false, Port.init)
         }
         #expect(error.description == "invalid configuration: PORT must be a whole number, got 'http'")
     }
@@ -85,8 +84,8 @@ import Testing
             }
             enum CodingKeys: String, CodingKey { case zeta, alpha }
         }
-        #expect(try ListOutputOptions(json: true).render(["rows": [Row()]]) { "table" } == #"{"rows":[{"alpha":null,"zeta":"z"}]}"#)
-        #expect(try ListOutputOptions().render(["rows": [Row()]]) { "table" } == "table")
+        #expect(try ListOutputOptions.render(json: true, ["rows": [Row()]]) { "table" } == #"{"rows":[{"alpha":null,"zeta":"z"}]}"#)
+        #expect(try ListOutputOptions.render(json: false, ["rows": [Row()]]) { "table" } == "table")
     }
 
     @Test func theVersionIsOneSemanticVersion() {

@@ -10,12 +10,12 @@ public struct ListOutputOptions: ParsableArguments, Sendable {
 
     public init() {}
 
-    public init(json: Bool) {
-        self.json = json
-    }
-
     /// The table, or `document` as JSON when `--json` was given.
     public func render<Document: Encodable>(_ document: Document, table: () -> String) throws -> String {
+        try Self.render(json: json, document, table: table)
+    }
+
+    public static func render<Document: Encodable>(json: Bool, _ document: Document, table: () -> String) throws -> String {
         guard json else { return table() }
         return try Self.json(document)
     }

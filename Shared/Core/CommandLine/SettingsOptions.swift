@@ -21,10 +21,6 @@ public struct SettingsOptions: ParsableArguments, Sendable {
 
     public init() {}
 
-    public init(flags: [String]) {
-        self.flags = flags
-    }
-
     public func validate() throws {
         _ = try Self.variables(in: flags)
     }
@@ -51,6 +47,17 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     /// `setUpLogging` (what a command wants; a test in a shared process does not), logging and metrics are set up
     /// first from `LOG_LEVEL` and `LOG_FORMAT`, which every configuration reads as `CommonSettings`.
     public func read<Configuration>(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        setUpLogging: Bool = true,
+        _ make: (Settings) throws -> Configuration
+    ) throws -> Configuration {
+        try Self.read(flags: flags, environment: environment, setUpLogging: setUpLogging, make)
+    }
+
+    /// `read` for flags that did not come from argument-parser (whose property wrappers hold a value only once
+    /// parsed): the suite's declared `--log-level`, tests.
+    public static func read<Configuration>(
+        flags: [String],
         environment: [String: String] = ProcessInfo.processInfo.environment,
         setUpLogging: Bool = true,
         _ make: (Settings) throws -> Configuration
