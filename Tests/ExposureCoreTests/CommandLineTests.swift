@@ -58,6 +58,14 @@ import Testing
         #expect(try SettingsOptions.read(flags: ["--log-level", "debug"], environment: [:], setUpLogging: false, Port.init).port == 8000)
     }
 
+    /// A setting may come from a file, `--port-file <path>` for `PORT_FILE`: the flag is one the configuration reads.
+    @Test func aSettingsFileFlagIsASettingToo() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("port-\(UUID().uuidString)")
+        try "9002\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try SettingsOptions.read(flags: ["--port-file", file.path], environment: [:], setUpLogging: false, Port.init).port == 9002)
+    }
+
     @Test func anInvalidValueIsTheConfigurationErrorNamingTheVariable() throws {
         let error = try #require(throws: ConfigurationError.self) {
             try SettingsOptions.read(flags: ["--port", "http"], environment: [:], setUpLogging: false, Port.init)
