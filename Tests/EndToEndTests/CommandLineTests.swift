@@ -103,6 +103,7 @@ import Testing
         ("portal-service", ["audit", "--limit", "ten"]),
         ("portal-service", ["users", "add", "anna"]),
         ("portal-service", ["signing-key", "extra"]),
+        ("portal-service", ["--database-url", "sqlite::memory:", "users", "list"]),
         ("verification-service", ["serve", "-x"]),
         ("exposure-suite", ["--database-url", "sqlite::memory:"]),
         ("exposure-suite", ["demo", "--frobnicate"]),

@@ -30,9 +30,13 @@ import Testing
     }
 
     /// A word that belongs to no setting is an argument the command does not take.
-    @Test func aStrayWordOrShortOptionIsAUsageError() {
+    @Test func aStrayWordOrShortOptionIsAUsageError() throws {
         #expect(throws: ValidationError.self) { try SettingsOptions.variables(in: ["extra", "--port", "1"]) }
         #expect(throws: ValidationError.self) { try SettingsOptions.variables(in: ["-x"]) }
+        // One value per flag: more words are not a setting's, e.g. a command given after the settings.
+        #expect(throws: ValidationError.self) { try SettingsOptions.variables(in: ["--database-url", "x", "users", "list"]) }
+        #expect(throws: ValidationError.self) { try SettingsOptions.variables(in: ["--port=1", "2"]) }
+        #expect(try SettingsOptions.variables(in: ["--trusted-proxy", "--port", "-1", "--tls-cert-file="]) == ["TRUSTED_PROXY", "PORT", "TLS_CERT_FILE"])
         #expect(throws: UsageError.self) { try Probe.parse(words: ["anna", "extra"], as: Probe.self) }
         #expect(throws: UsageError.self) { try Probe.parse(words: [], as: Probe.self) }
         #expect(throws: UsageError.self) { try Probe.parse(words: ["anna", "--limit", "many"], as: Probe.self) }

@@ -27,17 +27,25 @@ public struct SettingsOptions: ParsableArguments, Sendable {
 
     /// The variables `flags` name (`--database-url` or `--database-url=x` is `DATABASE_URL`), in order.
     ///
-    /// The words follow swift-configuration's reading of a command line: a flag takes the words up to the next flag
-    /// as its value, or none (a switch, `--trusted-proxy`). A word before the first flag belongs to no setting: it
-    /// is an argument the command does not take.
+    /// A flag takes the word after it as its value (`--database-url x`), or none (a switch, `--trusted-proxy`); no
+    /// setting takes several words. Any other word is an argument the command does not take: a stray word, or a
+    /// command named after the settings (`portal-service --database-url x users list`, which would otherwise
+    /// reach the default `serve` with `users` and `list` as values).
     public static func variables(in flags: [String]) throws(ValidationError) -> [String] {
-        if let stray = flags.first, !stray.hasPrefix("--") {
-            throw ValidationError(stray.hasPrefix("-") ? "Unknown option '\(stray)'." : "Unexpected argument '\(stray)'.")
+        var variables: [String] = []
+        var takesValue = false
+        for word in flags {
+            if word.hasPrefix("--") {
+                let name = word.dropFirst(2).prefix { $0 != "=" }
+                variables.append(name.uppercased().replacingOccurrences(of: "-", with: "_"))
+                takesValue = !word.contains("=")
+            } else if takesValue {
+                takesValue = false
+            } else {
+                throw ValidationError(word.hasPrefix("-") ? "Unknown option '\(word)'." : "Unexpected argument '\(word)'.")
+            }
         }
-        return flags.filter { $0.hasPrefix("--") }.map { flag in
-            let name = flag.dropFirst(2).prefix { $0 != "=" }
-            return name.uppercased().replacingOccurrences(of: "-", with: "_")
-        }
+        return variables
     }
 
     /// Reads a configuration with `make` from these flags over `environment`, and checks that it read every flag.
