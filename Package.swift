@@ -49,7 +49,7 @@ func service(
     [
         .target(
             name: name,
-            dependencies: ["ExposureCore"] + dependencies + (openAPI ? [
+            dependencies: ["ExposureCore", .product(name: "ArgumentParser", package: "swift-argument-parser")] + dependencies + (openAPI ? [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
             ] : []),
@@ -108,6 +108,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // MARK: Shared
@@ -132,6 +133,7 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Shared/Core",
             swiftSettings: swiftSettings
@@ -204,6 +206,7 @@ let package = Package(
             name: "exposure-suite",
             dependencies: [
                 "ExposureCore", "ExposureProtocol", "Verification", "TestResult", "Submission", "Portal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -223,7 +226,9 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "ExposureCoreTests", dependencies: ["ExposureCore", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ExposureCoreTests", dependencies: [
+            "ExposureCore", "ExposureTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TestResultTests", dependencies: [
             "TestResult", "ExposureTestSupport",

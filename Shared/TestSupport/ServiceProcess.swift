@@ -85,6 +85,45 @@ public final class ServiceProcess: @unchecked Sendable {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// What a command printed, standard output and standard error apart, and how it exited.
+    public struct Outcome: Sendable {
+        public let status: Int32
+        public let standardOutput: String
+        public let standardError: String
+        /// It was still running after the timeout and was killed: a command that should have exited started
+        /// something.
+        public let timedOut: Bool
+    }
+
+    /// Runs a command of an executable to completion with empty standard input, keeping what it wrote to standard
+    /// output (a `--json` document, say) apart from what it wrote to standard error. A process still running after
+    /// `timeout` is killed (`timedOut`), so that a command that starts a server by mistake fails its test.
+    public static func capture(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60)) throws -> Outcome {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        var variables = environment
+        variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        process.environment = variables
+        process.standardInput = FileHandle.nullDevice
+        // Both streams go to files, read once the process has ended: nothing it writes can stall it, and the wait
+        // below can give up on it.
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(UUID().uuidString)")
+        let outputFile = base.appendingPathExtension("stdout"), errorFile = base.appendingPathExtension("stderr")
+        defer { for file in [outputFile, errorFile] { try? FileManager.default.removeItem(at: file) } }
+        for file in [outputFile, errorFile] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let timedOut = process.isRunning
+        if timedOut { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let read = { (file: URL) in (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+        return Outcome(status: process.terminationStatus, standardOutput: read(outputFile), standardError: read(errorFile), timedOut: timedOut)
+    }
+
     /// A port that was free a moment ago, for a process that binds it later.
     ///
     /// It is taken below the kernel's range of ephemeral ports. A port from that range (what binding port 0 gives)

@@ -128,4 +128,51 @@ import Testing
         #expect(Language.preferred(acceptLanguage: "fr, de;q=0.3, en;q=0.2") == .de)
         #expect(Language.preferred(acceptLanguage: "de;q=0, en") == .en)
     }
+
+    /// `users list --json` and `audit --json`: one JSON document with the rows of the table, every key in every row.
+    @Test(arguments: TestDatabase.all)
+    func theListsAsJSONHaveTheRowsOfTheirTables(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            #expect(try await h.users(["list", "--json"]) == #"{"users":[]}"#)
+            #expect(try await h.audit(["--json"]) == #"{"entries":[]}"#)
+            try await h.users(["add", "anna", "--roles", "c19hotline_event,c19hotline"])
+            try await h.users(["add", "bert", "--roles", "c19hotline"])
+            try await h.users(["disable", "bert"])
+            let log = AuditLog(database: h.database)
+            try await log.record(AuditEntry(officer: "anna", source: .local, occurredAt: 1_750_000_000, kind: .test, healthAuthority: nil, outcome: .issued))
+            try await log.record(AuditEntry(officer: "x@idp", source: .oidc, occurredAt: 1_750_000_060, kind: .event, healthAuthority: "1.08.2.12.", outcome: .refused))
+
+            let users = try #require(try JSONSerialization.jsonObject(with: Data(try await h.users(["list", "--json"]).utf8)) as? [String: Any])
+            let userRows = try #require(users["users"] as? [[String: Any]])
+            let userLines = try await h.users(["list"]).split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
+            try #require(userRows.count == 2 && userLines.count == 2)
+            for (row, line) in zip(userRows, userLines) {
+                #expect(Set(row.keys) == ["name", "roles", "createdAt", "state", "disabledAt"])
+                let disabledAt = row["disabledAt"] as? String
+                #expect(line == [
+                    row["name"] as? String ?? "?", (row["roles"] as? [String] ?? []).joined(separator: ","),
+                    "created \(row["createdAt"] as? String ?? "?")", disabledAt.map { "disabled \($0)" } ?? "active",
+                ])
+                #expect(row["state"] as? String == (disabledAt == nil ? "active" : "disabled"))
+            }
+            #expect(userRows.first?["roles"] as? [String] == ["c19hotline", "c19hotline_event"])
+            #expect(userRows.first?["disabledAt"] is NSNull)
+
+            let audit = try #require(try JSONSerialization.jsonObject(with: Data(try await h.audit(["--json", "--limit", "5"]).utf8)) as? [String: Any])
+            let entries = try #require(audit["entries"] as? [[String: Any]])
+            let auditLines = try await h.audit(["--limit", "5"]).split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
+            try #require(entries.count == 2 && auditLines.count == 2)
+            for (entry, line) in zip(entries, auditLines) {
+                #expect(Set(entry.keys) == ["time", "source", "officer", "type", "healthAuthority", "outcome"])
+                #expect(line == [
+                    entry["time"] as? String ?? "?", "\(entry["source"] as? String ?? "?"):\(entry["officer"] as? String ?? "?")",
+                    entry["type"] as? String ?? "?", entry["healthAuthority"] as? String ?? "-", entry["outcome"] as? String ?? "?",
+                ])
+            }
+            #expect(entries.map { $0["officer"] as? String } == ["x@idp", "anna"])
+            #expect(entries.last?["healthAuthority"] is NSNull)
+            let latest = try await h.audit(["--json", "--limit", "1"])
+            #expect(latest.contains("x@idp") && !latest.contains("anna"))
+        }
+    }
 }

@@ -49,6 +49,27 @@ import Testing
         }
     }
 
+    /// `labs list --json`: the table's rows as one JSON document; `labs` words are parsed as the executable parses them.
+    @Test func labsListAsJSONNamesEveryCredential() async throws {
+        try await TestDatabase.sqlite.withFreshDatabaseURL { url in
+            let configuration = try TestResultConfiguration(TestServices.settings(["DATABASE_URL": url.connectionString]))
+            let labs = { (words: [String]) in try await TestResultAdmin.labs(words, configuration: configuration, environment: TestServices.environment()) }
+            #expect(try await labs(["list", "--json"]) == #"{"credentials":[]}"#)
+            let fingerprint = SecretHash.sha256Hex("a lab certificate")
+            _ = try await labs(["add-cert", "lab-munich", fingerprint])
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(try await labs(["list", "--json"]).utf8)) as? [String: [[String: Any]]])
+            let row = try #require(document["credentials"]?.first)
+            #expect(row["labId"] as? String == "lab-munich")
+            #expect(row["kind"] as? String == "certificate")
+            #expect(fingerprint.hasPrefix(try #require(row["fingerprint"] as? String)))
+            #expect(row["state"] as? String == "active")
+            #expect(row["revokedAt"] is NSNull)
+            await #expect(throws: UsageError.self) { try await labs(["list", "--verbose"]) }
+            await #expect(throws: UsageError.self) { try await labs(["add"]) }
+            await #expect(throws: UsageError.self) { try await labs([]) }
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func aLabCannotClaimAnotherLabsId(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in

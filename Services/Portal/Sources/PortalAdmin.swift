@@ -1,106 +1,124 @@
 import ExposureCore
 import Foundation
+import Logging
 
-/// The operator's commands for local accounts and the audit log:
-/// `users add <name> --roles r1,r2`, `users list`, `users disable <name>`, `users enable <name>`,
-/// `users set-password <name>`, `audit [--limit n]`.
+/// The operator's work on local accounts and the audit log, behind `portal-service users …` and `audit`
+/// (the command types are in Commands/). Each returns what the command prints.
 public enum PortalAdmin {
     /// Where a new password comes from: the terminal or standard input (nil when nothing was given, in which
     /// case a password is generated and shown once).
     public typealias PasswordSource = @Sendable () throws -> String?
 
+    /// What the administration commands run against.
+    public struct Context: Sendable {
+        public let database: Database
+        /// bcrypt cost of new password hashes (`BCRYPT_COST`).
+        public let cost: Int
+        public let environment: ServiceEnvironment
+        public let password: PasswordSource
+
+        public init(database: Database, cost: Int, environment: ServiceEnvironment, password: @escaping PasswordSource) {
+            self.database = database
+            self.cost = cost
+            self.environment = environment
+            self.password = password
+        }
+    }
+
+    /// Opens the configured database for one administration command and closes it again.
+    public static func withContext<Output>(
+        _ configuration: PortalConfiguration,
+        environment: ServiceEnvironment,
+        password: @escaping PasswordSource = PasswordInput.read,
+        _ body: (Context) async throws -> Output
+    ) async throws -> Output {
+        try await Database.withOpened(configuration.common, migrator: PortalMigrations.migrator, environment: environment) { database in
+            try await body(Context(database: database, cost: configuration.bcryptCost, environment: environment, password: password))
+        }
+    }
+
+    /// `users …` given as words (`["add", "anna", "--roles", "c19hotline"]`), parsed as the executable parses them,
+    /// against the configured database (the all-in-one launcher's first start).
     public static func users(
         _ words: [String],
         configuration: PortalConfiguration,
         environment: ServiceEnvironment,
-        password: PasswordSource = PasswordInput.read
+        password: @escaping PasswordSource = PasswordInput.read
     ) async throws -> String {
-        try await Database.withOpened(configuration.common, migrator: PortalMigrations.migrator, environment: environment) { database in
-            try await users(words, database: database, cost: configuration.bcryptCost, environment: environment, password: password)
-        }
+        let action = try UsersCommand.action(words)
+        return try await withContext(configuration, environment: environment, password: password) { try await action.output(in: $0) }
     }
 
-    static func users(
-        _ words: [String],
-        database: Database,
-        cost: Int,
-        environment: ServiceEnvironment,
-        password: PasswordSource
-    ) async throws -> String {
-        let store = UserStore(database: database)
-        let sessions = SessionStore(database: database)
-        let signInAttempts = SignInAttemptStore(database: database)
-        let hasher = PasswordHasher(cost: cost)
-        let now = environment.clock.now()
-        let positional = words.positional
-        switch (positional.first, positional.count) {
-        case ("add", 2):
-            let name = try validName(positional[1])
-            let roles = try parseRoles(words)
-            let (secret, generated) = try newPassword(password, random: environment.random)
-            guard try await store.add(name: name, passwordHash: try await hasher.hash(secret), roles: roles, now: now) else {
-                throw UsageError("a user named \(name) exists already")
-            }
-            let added = "Added \(name) with roles \(roles.isEmpty ? "(none)" : roles.sorted().joined(separator: ","))."
-            return generated ? added + "\nPassword (shown only once): \(secret)" : added
-        case ("list", 1):
-            let rows = try await store.list()
-            guard !rows.isEmpty else { return "No users." }
-            let lines = rows.map { user in
+    /// `users …` given as words, against an open database.
+    static func users(_ words: [String], database: Database, cost: Int, environment: ServiceEnvironment, password: @escaping PasswordSource) async throws -> String {
+        try await UsersCommand.action(words).output(in: Context(database: database, cost: cost, environment: environment, password: password))
+    }
+
+    /// `audit …` given as words, against an open database.
+    static func audit(_ words: [String], database: Database) async throws -> String {
+        let command = try AuditCommand.action(words)
+        return try await command.output(in: Context(database: database, cost: 4, environment: ServiceEnvironment(logger: .init(label: "exposure.portal")), password: { nil }))
+    }
+
+    // MARK: The work
+
+    static func addUser(_ name: String, roles: String, in context: Context) async throws -> String {
+        let name = try validName(name)
+        let roles = try parseRoles(roles)
+        let (secret, generated) = try newPassword(context)
+        let hash = try await PasswordHasher(cost: context.cost).hash(secret)
+        guard try await UserStore(database: context.database).add(name: name, passwordHash: hash, roles: roles, now: context.environment.clock.now()) else {
+            throw UsageError("a user named \(name) exists already")
+        }
+        let added = "Added \(name) with roles \(roles.isEmpty ? "(none)" : roles.sorted().joined(separator: ","))."
+        return generated ? added + "\nPassword (shown only once): \(secret)" : added
+    }
+
+    static func listUsers(in context: Context, output: ListOutputOptions) async throws -> String {
+        let users = try await UserStore(database: context.database).list()
+        return try output.render(UserList(users: users.map(UserList.User.init))) {
+            guard !users.isEmpty else { return "No users." }
+            let lines = users.map { user in
                 let state = user.disabledAt.map { "disabled \(iso($0))" } ?? "active"
                 return "\(user.name)\t\(user.roles.sorted().joined(separator: ","))\tcreated \(iso(user.createdAt))\t\(state)"
             }
             return (["NAME\tROLES\tCREATED\tSTATE"] + lines).joined(separator: "\n")
-        case ("disable", 2), ("enable", 2):
-            let disable = positional[0] == "disable"
-            guard try await store.setDisabled(name: positional[1], disable, now: now) else { throw UsageError("no user named \(positional[1])") }
-            guard disable else {
-                try await signInAttempts.reset(name: positional[1])
-                return "Enabled \(positional[1]); its sign-in attempts count from zero."
-            }
-            let ended = try await sessions.deleteAll(localOfficer: positional[1])
-            return "Disabled \(positional[1]); ended \(ended) session(s)."
-        case ("set-password", 2):
-            let (secret, generated) = try newPassword(password, random: environment.random)
-            guard try await store.setPassword(name: positional[1], passwordHash: try await hasher.hash(secret), now: now) else {
-                throw UsageError("no user named \(positional[1])")
-            }
-            // Whoever knew the old password must not stay signed in; the officer may sign in with the new one at once.
-            let ended = try await sessions.deleteAll(localOfficer: positional[1])
-            try await signInAttempts.reset(name: positional[1])
-            let changed = "Changed the password of \(positional[1]); ended \(ended) session(s); its sign-in attempts count from zero."
-            return generated ? changed + "\nPassword (shown only once): \(secret)" : changed
-        default:
-            throw UsageError("usage: users add <name> --roles c19hotline,c19hotline_event | users list | users disable <name> | users enable <name> | users set-password <name>")
         }
     }
 
-    /// The latest audit entries, newest first (`audit [--limit n]`).
-    public static func audit(_ words: [String], configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> String {
-        let limit = try auditLimit(words)
-        return try await Database.withOpened(configuration.common, migrator: PortalMigrations.migrator, environment: environment) {
-            try await audit(limit: limit, database: $0)
+    static func setDisabled(_ name: String, _ disable: Bool, in context: Context) async throws -> String {
+        guard try await UserStore(database: context.database).setDisabled(name: name, disable, now: context.environment.clock.now()) else {
+            throw UsageError("no user named \(name)")
         }
-    }
-
-    static func audit(_ words: [String], database: Database) async throws -> String {
-        try await audit(limit: try auditLimit(words), database: database)
-    }
-
-    private static func audit(limit: Int, database: Database) async throws -> String {
-        let entries = try await AuditLog(database: database).recent(limit: limit)
-        guard !entries.isEmpty else { return "No teleTAN requests yet." }
-        let lines = entries.map { "\(iso($0.occurredAt))\t\($0.source.rawValue):\($0.officer)\t\($0.kind.rawValue)\t\($0.healthAuthority ?? "-")\t\($0.outcome.rawValue)" }
-        return (["TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME"] + lines).joined(separator: "\n")
-    }
-
-    /// `--limit n`: 100 entries unless told otherwise, at most 100,000.
-    static func auditLimit(_ words: [String]) throws -> Int {
-        guard let text = words.flag("limit") else { return 100 }
-        guard let limit = Int(text), (1...100_000).contains(limit) else {
-            throw UsageError("--limit takes a whole number from 1 to 100000, not '\(text)'")
+        guard disable else {
+            try await SignInAttemptStore(database: context.database).reset(name: name)
+            return "Enabled \(name); its sign-in attempts count from zero."
         }
-        return limit
+        let ended = try await SessionStore(database: context.database).deleteAll(localOfficer: name)
+        return "Disabled \(name); ended \(ended) session(s)."
+    }
+
+    static func setPassword(_ name: String, in context: Context) async throws -> String {
+        let (secret, generated) = try newPassword(context)
+        let hash = try await PasswordHasher(cost: context.cost).hash(secret)
+        guard try await UserStore(database: context.database).setPassword(name: name, passwordHash: hash, now: context.environment.clock.now()) else {
+            throw UsageError("no user named \(name)")
+        }
+        // Whoever knew the old password must not stay signed in; the officer may sign in with the new one at once.
+        let ended = try await SessionStore(database: context.database).deleteAll(localOfficer: name)
+        try await SignInAttemptStore(database: context.database).reset(name: name)
+        let changed = "Changed the password of \(name); ended \(ended) session(s); its sign-in attempts count from zero."
+        return generated ? changed + "\nPassword (shown only once): \(secret)" : changed
+    }
+
+    /// The latest audit entries, newest first.
+    static func audit(limit: Int, in context: Context, output: ListOutputOptions) async throws -> String {
+        let entries = try await AuditLog(database: context.database).recent(limit: limit)
+        return try output.render(AuditList(entries: entries.map(AuditList.Entry.init))) {
+            guard !entries.isEmpty else { return "No teleTAN requests yet." }
+            let lines = entries.map { "\(iso($0.occurredAt))\t\($0.source.rawValue):\($0.officer)\t\($0.kind.rawValue)\t\($0.healthAuthority ?? "-")\t\($0.outcome.rawValue)" }
+            return (["TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME"] + lines).joined(separator: "\n")
+        }
     }
 
     // MARK: Helpers
@@ -112,9 +130,8 @@ public enum PortalAdmin {
         return name
     }
 
-    /// `--roles a,b` or `--roles=a,b`; only the portal's roles, so that a typo does not create a useless account.
-    static func parseRoles(_ words: [String]) throws -> Set<String> {
-        guard let text = words.flag("roles") else { throw UsageError("say which roles the user has: --roles c19hotline,c19hotline_event") }
+    /// `--roles a,b`: only the portal's roles, so that a typo does not create a useless account.
+    static func parseRoles(_ text: String) throws -> Set<String> {
         let roles = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let unknown = roles.subtracting(OfficerRoles.all)
         guard unknown.isEmpty else {
@@ -123,13 +140,13 @@ public enum PortalAdmin {
         return roles
     }
 
-    private static func newPassword(_ source: PasswordSource, random: any RandomSource) throws -> (String, generated: Bool) {
-        guard let given = try source(), !given.isEmpty else { return (PasswordPolicy.generate(using: random), true) }
+    private static func newPassword(_ context: Context) throws -> (String, generated: Bool) {
+        guard let given = try context.password(), !given.isEmpty else { return (PasswordPolicy.generate(using: context.environment.random), true) }
         if let problem = PasswordPolicy.problem(with: given) { throw UsageError(problem) }
         return (given, false)
     }
 
-    private static func iso(_ seconds: Int64) -> String {
+    static func iso(_ seconds: Int64) -> String {
         Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
     }
 }

@@ -2,63 +2,73 @@ import ExposureCore
 import Foundation
 import NIOSSL
 
-/// The operator's commands for lab credentials: `labs add <labId>`, `labs list`, `labs revoke <labId>`.
+/// The operator's work on lab credentials, behind `testresult-service labs add|add-cert|list|revoke` (the command
+/// types are in Commands/). Each returns what the command prints.
 public enum TestResultAdmin {
-    /// Runs a `labs` subcommand and returns what to print.
+    /// `labs …` given as words (`["add", "lab-1"]`), parsed as the executable parses them, against the configured
+    /// database.
     public static func labs(_ words: [String], configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws -> String {
-        enum Action { case add(String), addCertificate(String, String), list, revoke(String) }
-        let action: Action
-        switch (words.first, words.count) {
-        case ("add", 2):
-            guard LabAPIKey.isValidLabID(words[1]) else { throw UsageError("a lab id has 1 to 64 letters, digits, '-', '_' or '.'") }
-            action = .add(words[1])
-        case ("add-cert", 3):
-            guard LabAPIKey.isValidLabID(words[1]) else { throw UsageError("a lab id has 1 to 64 letters, digits, '-', '_' or '.'") }
-            action = .addCertificate(words[1], try certificateFingerprint(words[2]))
-        case ("list", 1): action = .list
-        case ("revoke", 2): action = .revoke(words[1])
-        default: throw UsageError("usage: labs add <labId> | labs add-cert <labId> <certificate.pem or SHA-256 fingerprint> | labs list | labs revoke <labId>")
-        }
-        return try await Database.withOpened(configuration.common, migrator: TestResultMigrations.migrator, environment: environment) { database in
-            try await run(action, store: LabCredentialStore(database: database), environment: environment)
-        }
-
-        func run(_ action: Action, store: LabCredentialStore, environment: ServiceEnvironment) async throws -> String {
-            let now = environment.clock.now()
-            switch action {
-            case .add(let labID):
-                let key = try await addLab(labID, store: store, random: environment.random, now: now)
-                return """
-                    Lab \(labID) can now post results with the header
-                      Authorization: Bearer \(key)
-                    This key is shown only once; store it in the lab system's secret store.
-                    """
-            case .addCertificate(let labID, let fingerprint):
-                try await store.add(labID: labID, keyHash: fingerprint, kind: .certificate, now: now)
-                let registered = "Lab \(labID) can now post results over TLS with the client certificate \(fingerprint)."
-                guard configuration.labTLS == nil else { return registered }
-                return registered + """
-
-                    This configuration has no TLS_CERT_FILE and TLS_KEY_FILE: the lab listener speaks plain HTTP and \
-                    accepts API keys only, until it is given a certificate and key.
-                    """
-            case .list:
-                let rows = try await store.list()
-                guard !rows.isEmpty else { return "No lab credentials." }
-                let lines = rows.map { row in
-                    let state = row.revokedAt.map { "revoked \(iso($0))" } ?? "active"
-                    let kind = row.kind == .apiKey ? "key" : "certificate"
-                    return "\(row.labID)\t\(kind) \(row.fingerprint)…\tcreated \(iso(row.createdAt))\t\(state)"
-                }
-                return (["LAB\tCREDENTIAL\tCREATED\tSTATE"] + lines).joined(separator: "\n")
-            case .revoke(let labID):
-                let count = try await store.revoke(labID: labID, now: now)
-                return count == 0 ? "No active key for lab \(labID)." : "Revoked \(count) key(s) of lab \(labID)."
-            }
-        }
-
-        func iso(_ seconds: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
+        let action = try LabsCommand.parse(words: words, as: (any LabsAction).self)
+        return try await withStore(configuration, environment: environment) { try await action.output(store: $0, configuration: configuration, environment: environment) }
     }
+
+    /// Opens the configured database for one command and closes it again.
+    static func withStore<Output>(
+        _ configuration: TestResultConfiguration,
+        environment: ServiceEnvironment,
+        _ body: (LabCredentialStore) async throws -> Output
+    ) async throws -> Output {
+        try await Database.withOpened(configuration.common, migrator: TestResultMigrations.migrator, environment: environment) { database in
+            try await body(LabCredentialStore(database: database))
+        }
+    }
+
+    static func validLabID(_ labID: String) throws -> String {
+        guard LabAPIKey.isValidLabID(labID) else { throw UsageError("a lab id has 1 to 64 letters, digits, '-', '_' or '.'") }
+        return labID
+    }
+
+    static func add(_ labID: String, store: LabCredentialStore, environment: ServiceEnvironment) async throws -> String {
+        let key = try await addLab(try validLabID(labID), store: store, random: environment.random, now: environment.clock.now())
+        return """
+            Lab \(labID) can now post results with the header
+              Authorization: Bearer \(key)
+            This key is shown only once; store it in the lab system's secret store.
+            """
+    }
+
+    static func addCertificate(_ labID: String, _ certificate: String, store: LabCredentialStore, configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws -> String {
+        let labID = try validLabID(labID)
+        let fingerprint = try certificateFingerprint(certificate)
+        try await store.add(labID: labID, keyHash: fingerprint, kind: .certificate, now: environment.clock.now())
+        let registered = "Lab \(labID) can now post results over TLS with the client certificate \(fingerprint)."
+        guard configuration.labTLS == nil else { return registered }
+        return registered + """
+
+            This configuration has no TLS_CERT_FILE and TLS_KEY_FILE: the lab listener speaks plain HTTP and \
+            accepts API keys only, until it is given a certificate and key.
+            """
+    }
+
+    static func list(store: LabCredentialStore, output: ListOutputOptions) async throws -> String {
+        let rows = try await store.list()
+        return try output.render(LabCredentialList(credentials: rows.map(LabCredentialList.Credential.init))) {
+            guard !rows.isEmpty else { return "No lab credentials." }
+            let lines = rows.map { row in
+                let credential = LabCredentialList.Credential(row)
+                let state = row.revokedAt.map { "revoked \(iso($0))" } ?? "active"
+                return "\(row.labID)\t\(credential.kind) \(row.fingerprint)…\tcreated \(iso(row.createdAt))\t\(state)"
+            }
+            return (["LAB\tCREDENTIAL\tCREATED\tSTATE"] + lines).joined(separator: "\n")
+        }
+    }
+
+    static func revoke(_ labID: String, store: LabCredentialStore, environment: ServiceEnvironment) async throws -> String {
+        let count = try await store.revoke(labID: labID, now: environment.clock.now())
+        return count == 0 ? "No active key for lab \(labID)." : "Revoked \(count) key(s) of lab \(labID)."
+    }
+
+    static func iso(_ seconds: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
 
     /// A certificate's fingerprint from a PEM file, or a fingerprint given as 64 hex characters (colons allowed).
     public static func certificateFingerprint(_ argument: String) throws -> String {

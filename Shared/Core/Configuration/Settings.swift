@@ -21,8 +21,17 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 /// `ConfigurationError` that names the variable, so a bad deployment stops at start-up with one clear line.
 public struct Settings: Sendable {
     private let reader: ConfigReader
+    private let readLog: SettingsReadLog?
 
-    public init(arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// - Parameters:
+    ///   - arguments: the program name, then `--flag value` words (the first word is skipped, as by swift-configuration).
+    ///   - readLog: collects every variable asked for, so that a command can refuse flags nothing read.
+    public init(
+        arguments: [String] = CommandLine.arguments,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        readLog: SettingsReadLog? = nil
+    ) {
+        self.readLog = readLog
         self.reader = ConfigReader(providers: [
             CommandLineArgumentsProvider(arguments: arguments),
             EnvironmentVariablesProvider(environmentVariables: environment),
@@ -43,6 +52,9 @@ public struct Settings: Sendable {
     /// The text of `NAME`, or else of the file `NAME_FILE` names (ends trimmed), so that secrets can come from files
     /// a secret store mounts rather than from the environment. `NAME` wins when both are set.
     private func lookUp(_ variable: String) throws(ConfigurationError) -> String? {
+        // Both names are settings this configuration reads: a command accepts `--name` and `--name-file` alike.
+        readLog?.record(variable)
+        readLog?.record(variable + "_FILE")
         if let value = reader.string(forKey: ConfigKey(key(variable))), !value.isEmpty { return value }
         let fileVariable = variable + "_FILE"
         guard let path = reader.string(forKey: ConfigKey(key(fileVariable))), !path.isEmpty else { return nil }

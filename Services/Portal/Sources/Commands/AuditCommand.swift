@@ -1,0 +1,23 @@
+import ArgumentParser
+import ExposureCore
+
+/// `portal-service audit [--limit n] [--json]`: the latest teleTAN requests, newest first.
+struct AuditCommand: PortalAdminCommand {
+    static let configuration = CommandConfiguration(commandName: "audit", abstract: "List the latest teleTAN requests, newest first.")
+
+    @Option(help: "How many, from 1 to 100000.") var limit = 100
+    @OptionGroup var output: ListOutputOptions
+    @OptionGroup var settings: SettingsOptions
+
+    func validate() throws {
+        guard (1...100_000).contains(limit) else { throw ValidationError("--limit takes a whole number from 1 to 100000, not \(limit)") }
+    }
+
+    static func action(_ words: [String]) throws -> any PortalAdminCommand {
+        try parse(words: words, as: (any PortalAdminCommand).self)
+    }
+
+    func output(in context: PortalAdmin.Context) async throws -> String {
+        try await PortalAdmin.audit(limit: limit, in: context, output: output)
+    }
+}

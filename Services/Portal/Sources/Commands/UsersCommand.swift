@@ -1,0 +1,73 @@
+import ArgumentParser
+import ExposureCore
+
+/// `portal-service users add|list|disable|enable|set-password`: local officer accounts.
+struct UsersCommand: SubcommandGroup {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Manage local officer accounts.",
+        subcommands: [Add.self, List.self, Disable.self, Enable.self, SetPassword.self]
+    )
+
+    /// The subcommand `words` name (`["add", "anna", "--roles", "c19hotline"]`).
+    static func action(_ words: [String]) throws -> any PortalAdminCommand {
+        try parse(words: words, as: (any PortalAdminCommand).self)
+    }
+
+    struct Add: PortalAdminCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Add an account. The password is read from standard input (asked twice at a terminal); when none is given, one is generated and shown once."
+        )
+        @Argument(help: "1 to 64 letters, digits, '.', '_', '@' or '-'.") var name: String
+        @Option(help: "Comma-separated: c19hotline (TEST teleTANs), c19hotline_event (EVENT teleTANs).") var roles: String
+        @OptionGroup var settings: SettingsOptions
+
+        func output(in context: PortalAdmin.Context) async throws -> String {
+            try await PortalAdmin.addUser(name, roles: roles, in: context)
+        }
+    }
+
+    struct List: PortalAdminCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts: name, roles, created, state.")
+        @OptionGroup var output: ListOutputOptions
+        @OptionGroup var settings: SettingsOptions
+
+        func output(in context: PortalAdmin.Context) async throws -> String {
+            try await PortalAdmin.listUsers(in: context, output: output)
+        }
+    }
+
+    struct Disable: PortalAdminCommand {
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable an account and end its sessions.")
+        @Argument var name: String
+        @OptionGroup var settings: SettingsOptions
+
+        func output(in context: PortalAdmin.Context) async throws -> String {
+            try await PortalAdmin.setDisabled(name, true, in: context)
+        }
+    }
+
+    struct Enable: PortalAdminCommand {
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable an account again; its sign-in attempts count from zero.")
+        @Argument var name: String
+        @OptionGroup var settings: SettingsOptions
+
+        func output(in context: PortalAdmin.Context) async throws -> String {
+            try await PortalAdmin.setDisabled(name, false, in: context)
+        }
+    }
+
+    struct SetPassword: PortalAdminCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-password",
+            abstract: "Set a new password (from standard input, or generated and shown once) and end the account's sessions."
+        )
+        @Argument var name: String
+        @OptionGroup var settings: SettingsOptions
+
+        func output(in context: PortalAdmin.Context) async throws -> String {
+            try await PortalAdmin.setPassword(name, in: context)
+        }
+    }
+}

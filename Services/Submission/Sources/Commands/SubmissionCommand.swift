@@ -1,0 +1,20 @@
+import ArgumentParser
+import ExposureCore
+
+/// `submission-service`: the executable's command tree; `serve` when no command is named.
+public struct SubmissionCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "submission-service",
+        abstract: "Diagnosis keys in, with a TAN verified by the verification service; signed export files out.",
+        version: ExposureSuite.version,
+        subcommands: [ServeCommand<SubmissionService>.self, DistributeCommand.self, MigrateCommand<SubmissionService>.self],
+        defaultSubcommand: ServeCommand<SubmissionService>.self
+    )
+
+    public init() {}
+}
+
+extension SubmissionService: ServiceDefinition {
+    public static let serveAbstract = "Migrate the database and serve the app-facing listener (with the retention and distribution jobs)."
+    public static func configuration(_ settings: Settings) throws -> SubmissionConfiguration { try SubmissionConfiguration(settings) }
+}

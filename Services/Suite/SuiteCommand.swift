@@ -1,0 +1,57 @@
+import ArgumentParser
+import ExposureCore
+import Foundation
+
+/// `exposure-suite`: every service in one process (`serve`, the default), or the story end to end (`demo`).
+///
+/// The suite reads its settings from environment variables only (docs/operations.md, "exposure-suite"), so its
+/// commands declare their two flags themselves and argument-parser refuses any other.
+struct SuiteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exposure-suite",
+        abstract: "All four ExposureSuite services in one process, on SQLite files in ./data.",
+        version: ExposureSuite.version,
+        subcommands: [Serve.self, Demo.self],
+        defaultSubcommand: Serve.self
+    )
+
+    /// `--log-level` and `--log-format`, the suite's only flags; `LOG_LEVEL` and `LOG_FORMAT` otherwise.
+    struct LoggingOptions: ParsableArguments {
+        @Option(help: "trace, debug, info, notice, warning, error or critical (LOG_LEVEL; default info).") var logLevel: String?
+        @Option(help: "logfmt or json (LOG_FORMAT; default logfmt).") var logFormat: String?
+
+        /// Sets up logging through `Settings`, which validates the values as every service does (exit 2).
+        func bootstrap() throws {
+            let flags = [logLevel.map { ["--log-level", $0] }, logFormat.map { ["--log-format", $0] }].compactMap { $0 }.flatMap { $0 }
+            try SettingsOptions.read(flags: flags) { _ in }
+        }
+    }
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "serve", abstract: "Start every service on the default ports (Ctrl-C stops).")
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            try logging.bootstrap()
+            try await SuiteLauncher.serve(environment: ProcessInfo.processInfo.environment)
+        }
+    }
+
+    struct Demo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "demo",
+            abstract: "Run the whole story over HTTP (against the running suite, or one started for the demo); exit 0 only if every step held."
+        )
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            try logging.bootstrap()
+            do {
+                try await SuiteLauncher.demo(environment: ProcessInfo.processInfo.environment)
+            } catch let failure as DemoFailure {
+                print("\nThe demo stopped: \(failure.description)")
+                throw ExitCode.failure
+            }
+        }
+    }
+}

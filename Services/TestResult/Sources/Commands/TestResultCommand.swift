@@ -1,0 +1,20 @@
+import ArgumentParser
+import ExposureCore
+
+/// `testresult-service`: the executable's command tree; `serve` when no command is named.
+public struct TestResultCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "testresult-service",
+        abstract: "Lab results in, test status out.",
+        version: ExposureSuite.version,
+        subcommands: [ServeCommand<TestResultService>.self, MigrateCommand<TestResultService>.self, LabsCommand.self],
+        defaultSubcommand: ServeCommand<TestResultService>.self
+    )
+
+    public init() {}
+}
+
+extension TestResultService: ServiceDefinition {
+    public static let serveAbstract = "Migrate the database and serve the lab and internal listeners."
+    public static func configuration(_ settings: Settings) throws -> TestResultConfiguration { try TestResultConfiguration(settings) }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import ExposureCore
+
+/// `verification-service`: the executable's command tree; `serve` when no command is named.
+public struct VerificationCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "verification-service",
+        abstract: "Registration tokens, test results, TANs and teleTANs.",
+        version: ExposureSuite.version,
+        subcommands: [ServeCommand<VerificationService>.self, MigrateCommand<VerificationService>.self],
+        defaultSubcommand: ServeCommand<VerificationService>.self
+    )
+
+    public init() {}
+}
+
+extension VerificationService: ServiceDefinition {
+    public static let serveAbstract = "Migrate the database and serve the app-facing and internal listeners."
+    public static func configuration(_ settings: Settings) throws -> VerificationConfiguration { try VerificationConfiguration(settings) }
+}

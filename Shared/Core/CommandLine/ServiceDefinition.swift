@@ -1,0 +1,11 @@
+/// What the shared `serve` and `migrate` commands need to know of a service library.
+public protocol ServiceDefinition {
+    associatedtype Configuration: Sendable
+    /// The short name, as in the logger label `exposure.<name>`.
+    static var name: String { get }
+    /// What `serve --help` says the command does.
+    static var serveAbstract: String { get }
+    static func configuration(_ settings: Settings) throws -> Configuration
+    static func makeBundle(_ configuration: Configuration, environment: ServiceEnvironment) async throws -> ServiceBundle
+    static func migrate(_ configuration: Configuration, environment: ServiceEnvironment) async throws
+}

@@ -1,0 +1,181 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+
+/// The executables' command lines, run as processes: help and version do nothing else, wrong words exit 64, a bad
+/// setting exits 2 with one line, and `--json` prints the rows of the table.
+@Suite struct CommandLineTests {
+    /// Every command of every executable, as its words.
+    static let commands: [(String, [String])] = [
+        ("verification-service", []), ("verification-service", ["serve"]), ("verification-service", ["migrate"]),
+        ("testresult-service", []), ("testresult-service", ["serve"]), ("testresult-service", ["migrate"]),
+        ("testresult-service", ["labs"]), ("testresult-service", ["labs", "add"]), ("testresult-service", ["labs", "add-cert"]),
+        ("testresult-service", ["labs", "list"]), ("testresult-service", ["labs", "revoke"]),
+        ("submission-service", []), ("submission-service", ["serve"]), ("submission-service", ["distribute"]),
+        ("submission-service", ["migrate"]),
+        ("portal-service", []), ("portal-service", ["serve"]), ("portal-service", ["migrate"]), ("portal-service", ["users"]),
+        ("portal-service", ["users", "add"]), ("portal-service", ["users", "list"]), ("portal-service", ["users", "disable"]),
+        ("portal-service", ["users", "enable"]), ("portal-service", ["users", "set-password"]), ("portal-service", ["audit"]),
+        ("portal-service", ["signing-key"]),
+        ("exposure-suite", []), ("exposure-suite", ["serve"]), ("exposure-suite", ["demo"]),
+    ]
+
+    static let executables = ["verification-service", "testresult-service", "submission-service", "portal-service", "exposure-suite"]
+
+    /// A scratch folder every setting that writes points into, so that a test can tell that nothing was written,
+    /// and free ports, so that a command that wrongly starts a server does not collide with anything.
+    struct Scratch {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+
+        var environment: [String: String] {
+            TestServiceTokens.serviceDefaults.merging([
+                "DATABASE_URL": "sqlite://\(directory.path)/service.db", "DATA_DIR": directory.appendingPathComponent("data").path,
+                "EXPORT_DIR": directory.appendingPathComponent("exports").path, "BIND_HOST": "127.0.0.1",
+                "PORT": "\(ServiceProcess.freePort())", "INTERNAL_PORT": "\(ServiceProcess.freePort())",
+                "MANAGEMENT_PORT": "\(ServiceProcess.freePort())", "BCRYPT_COST": "4",
+            ]) { $1 }
+        }
+
+        /// What the commands left in the folder (which they may create, empty, and nothing more).
+        var contents: [String] {
+            (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []).sorted()
+        }
+
+        func make() throws -> Self {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return self
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// `--help` on any command prints that command's usage and options and exits 0, without opening a database,
+    /// creating a key, writing an export file or binding a port: `submission-service distribute --help` used to
+    /// publish files and `serve --help` to start a server.
+    @Test(arguments: commands)
+    func helpOfEveryCommandDoesNothingElse(executable: String, words: [String]) throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        let run = try ServiceProcess.capture(executable, words + ["--help"], environment: scratch.environment, timeout: .seconds(20))
+        #expect(!run.timedOut, "\(executable) \(words) --help kept running")
+        #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.standardOutput.contains("USAGE: \(([executable] + words).joined(separator: " "))"), "\(run.standardOutput)")
+        #expect(scratch.contents.isEmpty, "\(executable) \(words) --help wrote \(scratch.contents)")
+    }
+
+    /// Each command's help lists its own options, not another command's.
+    @Test func aCommandsHelpListsItsOwnOptions() throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        let add = try ServiceProcess.capture("portal-service", ["users", "add", "--help"], environment: scratch.environment)
+        #expect(add.standardOutput.contains("--roles <roles>"))
+        #expect(!add.standardOutput.contains("--json"))
+        let audit = try ServiceProcess.capture("portal-service", ["audit", "--help"], environment: scratch.environment)
+        #expect(audit.standardOutput.contains("--limit <limit>"))
+        #expect(audit.standardOutput.contains("--json"))
+        #expect(!audit.standardOutput.contains("--roles"))
+        let root = try ServiceProcess.capture("testresult-service", ["--help"], environment: scratch.environment)
+        for command in ["serve", "migrate", "labs"] { #expect(root.standardOutput.contains("  \(command)"), "\(root.standardOutput)") }
+        #expect(root.standardOutput.contains("--version"))
+    }
+
+    @Test(arguments: executables)
+    func versionPrintsTheProjectsVersion(executable: String) throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        let run = try ServiceProcess.capture(executable, ["--version"], environment: scratch.environment, timeout: .seconds(20))
+        #expect(run.status == 0)
+        #expect(run.standardOutput == ExposureSuite.version + "\n")
+        #expect(scratch.contents.isEmpty)
+    }
+
+    /// Wrong words exit 64 before anything is opened: an unknown command (which would otherwise reach the default
+    /// `serve`), an unknown option of a command, a flag that is no setting of the service, a missing argument.
+    @Test(arguments: [
+        ("testresult-service", ["frobnicate"]),
+        ("testresult-service", ["labs", "frobnicate"]),
+        ("testresult-service", ["labs"]),
+        ("testresult-service", ["labs", "add"]),
+        ("testresult-service", ["labs", "list", "--databse-url", "sqlite::memory:"]),
+        ("submission-service", ["distribute", "--no-such-setting", "1"]),
+        ("submission-service", ["--no-such-setting"]),
+        ("portal-service", ["audit", "--limit", "ten"]),
+        ("portal-service", ["users", "add", "anna"]),
+        ("portal-service", ["signing-key", "extra"]),
+        ("portal-service", ["--database-url", "sqlite::memory:", "users", "list"]),
+        ("verification-service", ["serve", "-x"]),
+        ("exposure-suite", ["--database-url", "sqlite::memory:"]),
+        ("exposure-suite", ["demo", "--frobnicate"]),
+    ])
+    func wrongWordsExit64AndTouchNothing(executable: String, words: [String]) throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        let run = try ServiceProcess.capture(executable, words, environment: scratch.environment, timeout: .seconds(20))
+        #expect(!run.timedOut)
+        #expect(run.status == 64, "\(run.standardOutput)\(run.standardError)")
+        #expect(!run.standardError.isEmpty)
+        #expect(scratch.contents.isEmpty, "\(executable) \(words) wrote \(scratch.contents)")
+    }
+
+    /// A bad setting, from the environment or from its flag, stops the command with exit code 2 and one line that
+    /// names the variable; a flag wins over the environment variable.
+    @Test func aBadSettingExits2WithOneLine() throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        var environment = scratch.environment
+        environment["DATABASE_URL"] = "mysql://x"
+        let expected = "testresult-service: invalid configuration: DATABASE_URL has unsupported scheme 'mysql' (use postgres://…, sqlite:///path/file.db or sqlite::memory:)\n"
+        for words in [[], ["serve"], ["labs", "list"]] {
+            let run = try ServiceProcess.capture("testresult-service", words, environment: environment, timeout: .seconds(20))
+            #expect(run.status == 2)
+            #expect(run.standardError == expected, "\(run.standardError)")
+        }
+        let flag = try ServiceProcess.capture("testresult-service", ["labs", "list", "--database-url", "mysql://x"], environment: scratch.environment)
+        #expect(flag.status == 2)
+        #expect(flag.standardError == expected)
+        // The flag wins: a good URL given as a flag over the bad variable.
+        let wins = try ServiceProcess.capture("testresult-service", ["labs", "list", "--database-url=sqlite::memory:"], environment: environment)
+        #expect(wins.status == 0, "\(wins.standardError)")
+        #expect(wins.standardOutput == "No lab credentials.\n")
+        let portal = try ServiceProcess.capture("portal-service", ["users", "list", "--bcrypt-cost", "99"], environment: scratch.environment)
+        #expect(portal.status == 2)
+        #expect(portal.standardError == "portal-service: invalid configuration: BCRYPT_COST must be between 4 and 31, got 99\n")
+    }
+
+    /// `labs list --json` prints one JSON document whose rows are the table's; the table is unchanged.
+    @Test func labsListAsJSONHasTheRowsOfTheTable() throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        let environment = scratch.environment
+        let empty = try ServiceProcess.capture("testresult-service", ["labs", "list", "--json"], environment: environment)
+        #expect(empty.status == 0)
+        #expect(empty.standardOutput == "{\"credentials\":[]}\n")
+        for words in [["labs", "add", "lab-a"], ["labs", "add-cert", "lab-b", String(repeating: "ab", count: 32)], ["labs", "revoke", "lab-a"]] {
+            let run = try ServiceProcess.capture("testresult-service", words, environment: environment)
+            try #require(run.status == 0, "\(words): \(run.standardError)")
+        }
+        let table = try ServiceProcess.capture("testresult-service", ["labs", "list"], environment: environment)
+        let json = try ServiceProcess.capture("testresult-service", ["labs", "list", "--json"], environment: environment)
+        try #require(table.status == 0 && json.status == 0)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(Array(document.keys) == ["credentials"])
+        let rows = try #require(document["credentials"] as? [[String: Any]])
+        let lines = table.standardOutput.split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
+        try #require(rows.count == 2 && lines.count == 2, "\(table.standardOutput)\n\(json.standardOutput)")
+        for (row, line) in zip(rows, lines) {
+            #expect(Set(row.keys) == ["labId", "kind", "fingerprint", "createdAt", "state", "revokedAt"])
+            let revokedAt = row["revokedAt"] as? String
+            #expect(line == [
+                row["labId"] as? String ?? "?",
+                "\(row["kind"] as? String ?? "?") \(row["fingerprint"] as? String ?? "?")…",
+                "created \(row["createdAt"] as? String ?? "?")",
+                revokedAt.map { "revoked \($0)" } ?? "active",
+            ])
+            #expect(row["state"] as? String == (revokedAt == nil ? "active" : "revoked"))
+        }
+        #expect(rows.map { $0["labId"] as? String } == ["lab-a", "lab-b"])
+        #expect(rows.first?["revokedAt"] is String)
+        #expect(rows.last?["revokedAt"] is NSNull)
+    }
+}
