@@ -152,11 +152,11 @@ import Testing
             try await sign(providerKeys, iss: Self.provider.issuer, aud: [Self.provider.audience], sub: nil),
         ]
         for bad in refused {
-            await #expect(throws: APIError.self) { _ = try await verifier.officer(of: bad) }
+            await #expect(throws: OfficerTokenRejected()) { _ = try await verifier.officer(of: bad) }
         }
         // A token not yet valid or expired beyond the leeway is refused.
         clock.advance(by: 120)
-        await #expect(throws: APIError.self) { _ = try await verifier.officer(of: good) }
+        await #expect(throws: OfficerTokenRejected()) { _ = try await verifier.officer(of: good) }
     }
 }
 

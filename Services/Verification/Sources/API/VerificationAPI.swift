@@ -47,7 +47,12 @@ struct VerificationAPI: APIProtocol {
             return .created(.init(body: .json(answer)))
         }
         return try await real("registrationToken", since: start) {
-            let key = try RegistrationKey.parse(key: body.key, keyType: body.keyType.rawValue, keyDob: body.keyDob)
+            let key: RegistrationKey
+            do {
+                key = try RegistrationKey.parse(key: body.key, keyType: body.keyType.rawValue, keyDob: body.keyDob)
+            } catch let error as RegistrationKeyError {
+                throw APIError.badRequest(error.message, code: error.code.rawValue)
+            }
             let token = Codes.uuidV4(using: random)
             let tokenHash = SecretHash.sha256Hex(token)
             let now = clock.now()
@@ -198,7 +203,12 @@ struct VerificationAPI: APIProtocol {
 
     func createTeleTan(_ input: Operations.createTeleTan.Input) async throws -> Operations.createTeleTan.Output {
         let type = TeleTANType(rawValue: input.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE?.rawValue ?? "TEST") ?? .test
-        let officer = try await officers.officer(of: BearerToken.current)
+        let officer: VerifiedOfficer
+        do {
+            officer = try await officers.officer(of: BearerToken.current)
+        } catch {
+            throw APIError.unauthorized("A valid bearer token with the officer's roles is required.")
+        }
         guard officer.roles.contains(type.requiredRole) else {
             count("teletan", "missing_role")
             throw APIError.unauthorized("The token does not carry the role \(type.requiredRole) needed for \(type.rawValue) teleTANs.")

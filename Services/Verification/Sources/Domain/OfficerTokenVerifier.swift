@@ -40,8 +40,8 @@ public struct OfficerTokenVerifier: Sendable {
         self.clock = clock
     }
 
-    public func officer(of token: String?) async throws(APIError) -> VerifiedOfficer {
-        let unauthorized = APIError.unauthorized("A valid bearer token with the officer's roles is required.")
+    public func officer(of token: String?) async throws(OfficerTokenRejected) -> VerifiedOfficer {
+        let unauthorized = OfficerTokenRejected()
         guard let token, !token.isEmpty else { throw unauthorized }
         let claims: OfficerClaims
         do {
