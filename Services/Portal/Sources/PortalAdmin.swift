@@ -79,8 +79,8 @@ public enum PortalAdmin {
         return try output.render(UserList(users: users.map(UserList.User.init))) {
             guard !users.isEmpty else { return "No users." }
             let lines = users.map { user in
-                let state = user.disabledAt.map { "disabled \(iso($0))" } ?? "active"
-                return "\(user.name)\t\(user.roles.sorted().joined(separator: ","))\tcreated \(iso(user.createdAt))\t\(state)"
+                let state = user.disabledAt.map { "disabled \(Date.iso8601($0))" } ?? "active"
+                return "\(user.name)\t\(user.roles.sorted().joined(separator: ","))\tcreated \(Date.iso8601(user.createdAt))\t\(state)"
             }
             return (["NAME\tROLES\tCREATED\tSTATE"] + lines).joined(separator: "\n")
         }
@@ -116,7 +116,7 @@ public enum PortalAdmin {
         let entries = try await AuditLog(database: context.database).recent(limit: limit)
         return try output.render(AuditList(entries: entries.map(AuditList.Entry.init))) {
             guard !entries.isEmpty else { return "No teleTAN requests yet." }
-            let lines = entries.map { "\(iso($0.occurredAt))\t\($0.source.rawValue):\($0.officer)\t\($0.kind.rawValue)\t\($0.healthAuthority ?? "-")\t\($0.outcome.rawValue)" }
+            let lines = entries.map { "\(Date.iso8601($0.occurredAt))\t\($0.source.rawValue):\($0.officer)\t\($0.kind.rawValue)\t\($0.healthAuthority ?? "-")\t\($0.outcome.rawValue)" }
             return (["TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME"] + lines).joined(separator: "\n")
         }
     }
@@ -146,7 +146,4 @@ public enum PortalAdmin {
         return (given, false)
     }
 
-    static func iso(_ seconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
-    }
 }

@@ -56,8 +56,8 @@ public enum TestResultAdmin {
             guard !rows.isEmpty else { return "No lab credentials." }
             let lines = rows.map { row in
                 let credential = LabCredentialList.Credential(row)
-                let state = row.revokedAt.map { "revoked \(iso($0))" } ?? "active"
-                return "\(row.labID)\t\(credential.kind) \(row.fingerprint)…\tcreated \(iso(row.createdAt))\t\(state)"
+                let state = row.revokedAt.map { "revoked \(Date.iso8601($0))" } ?? "active"
+                return "\(row.labID)\t\(credential.kind) \(row.fingerprint)…\tcreated \(Date.iso8601(row.createdAt))\t\(state)"
             }
             return (["LAB\tCREDENTIAL\tCREATED\tSTATE"] + lines).joined(separator: "\n")
         }
@@ -68,7 +68,6 @@ public enum TestResultAdmin {
         return count == 0 ? "No active key for lab \(labID)." : "Revoked \(count) key(s) of lab \(labID)."
     }
 
-    static func iso(_ seconds: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
 
     /// A certificate's fingerprint from a PEM file, or a fingerprint given as 64 hex characters (colons allowed).
     public static func certificateFingerprint(_ argument: String) throws -> String {

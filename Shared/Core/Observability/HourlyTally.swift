@@ -43,32 +43,43 @@ public final class HourlyTally: @unchecked Sendable {
         self.hour = Self.hour(of: clock.now())
     }
 
-    /// Adds `amount` to `series` in the running hour.
+    /// Adds `amount` to `series` in the running hour (publishing the hour before, if it has just ended).
     public func count(_ series: Series, by amount: Int = 1) {
         guard amount > 0 else { return }
-        publishIfHourEnded()
-        lock.withLock { counts[series, default: 0] += Int64(amount) }
+        let now = Self.hour(of: clock.now())
+        let finished = lock.withLock {
+            let ended = endHour(before: now)
+            counts[series, default: 0] += Int64(amount)
+            return ended
+        }
+        deliver(finished)
     }
 
-    /// Publishes the hour that ended, if one did since the last call. Counting calls it; a service also calls it
+    /// Publishes the hour that ended, if one did since the last call. Counting does so too; a service also calls it
     /// every minute (`job`), so that a quiet hour is published without waiting for the next request.
     public func publishIfHourEnded() {
         let now = Self.hour(of: clock.now())
-        let finished: (Int64, [Series: Int64])? = lock.withLock {
-            guard now > hour else { return nil }
-            // Only the hour just before `now` is published; older hours with no call in between had no counts.
-            let lastHour = now - 1
-            let lastCounts = lastHour == hour ? counts : [:]
-            known.formUnion(lastCounts.keys)
-            var published: [Series: Int64] = [:]
-            for series in known { published[series] = lastCounts[series] ?? 0 }
-            hour = now
-            counts = [:]
-            return (lastHour, published)
-        }
-        if let (lastHour, published) = finished, !published.isEmpty {
-            publish(Date(timeIntervalSince1970: TimeInterval(lastHour * 3600)), published)
-        }
+        deliver(lock.withLock { endHour(before: now) })
+    }
+
+    /// With the lock held: when `now` is a later hour than the running one, starts it and returns the hour just
+    /// before it with every series seen so far (0 where that hour had none). Only that hour is published: older hours
+    /// with no call in between had no counts.
+    private func endHour(before now: Int64) -> (hourStart: Date, counts: [Series: Int64])? {
+        guard now > hour else { return nil }
+        let lastHour = now - 1
+        let lastCounts = lastHour == hour ? counts : [:]
+        known.formUnion(lastCounts.keys)
+        var published: [Series: Int64] = [:]
+        for series in known { published[series] = lastCounts[series] ?? 0 }
+        hour = now
+        counts = [:]
+        return (Date(timeIntervalSince1970: TimeInterval(lastHour * 3600)), published)
+    }
+
+    private func deliver(_ finished: (hourStart: Date, counts: [Series: Int64])?) {
+        guard let finished, !finished.counts.isEmpty else { return }
+        publish(finished.hourStart, finished.counts)
     }
 
     /// Sets one gauge per series to the finished hour's count.

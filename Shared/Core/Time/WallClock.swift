@@ -38,4 +38,9 @@ public final class ManualClock: WallClock, @unchecked Sendable {
 extension Date {
     /// Whole seconds since 1970, the unit of every timestamp on the wire.
     public var epochSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
+
+    /// Whole seconds since 1970 as ISO 8601 (`2026-11-27T12:00:00Z`), as the administration commands print times.
+    public static func iso8601(_ epochSeconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(epochSeconds)).formatted(.iso8601)
+    }
 }

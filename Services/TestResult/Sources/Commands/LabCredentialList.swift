@@ -1,3 +1,6 @@
+import ExposureCore
+import Foundation
+
 /// `labs list --json`: `{"credentials": [{"labId", "kind", "fingerprint", "createdAt", "state", "revokedAt"}]}`, the
 /// rows of the table.
 struct LabCredentialList: Encodable {
@@ -11,29 +14,16 @@ struct LabCredentialList: Encodable {
         /// `active` or `revoked`.
         let state: String
         /// When it was revoked, or null.
-        let revokedAt: String?
+        let revokedAt: JSONNullable<String>
 
         init(_ summary: LabCredentialSummary) {
             labId = summary.labID
             kind = summary.kind == .apiKey ? "key" : "certificate"
             fingerprint = summary.fingerprint
-            createdAt = TestResultAdmin.iso(summary.createdAt)
+            createdAt = Date.iso8601(summary.createdAt)
             state = summary.revokedAt == nil ? "active" : "revoked"
-            revokedAt = summary.revokedAt.map(TestResultAdmin.iso)
+            revokedAt = JSONNullable(summary.revokedAt.map(Date.iso8601))
         }
-
-        // Written by hand so that `revokedAt` is null rather than left out: every row has every key.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(labId, forKey: .labId)
-            try container.encode(kind, forKey: .kind)
-            try container.encode(fingerprint, forKey: .fingerprint)
-            try container.encode(createdAt, forKey: .createdAt)
-            try container.encode(state, forKey: .state)
-            try container.encode(revokedAt, forKey: .revokedAt)
-        }
-
-        enum CodingKeys: String, CodingKey { case labId, kind, fingerprint, createdAt, state, revokedAt }
     }
 
     let credentials: [Credential]

@@ -28,8 +28,8 @@ struct VerificationAPI: APIProtocol {
     let random: any RandomSource
     let logger: Logger
     /// A refused guess is an app request's outcome too: tallied per hour like the others.
-    private func rateLimited(_ limit: String) -> RateLimitTally {
-        RateLimitTally(tally: tally, limit: limit)
+    private func countRateLimited(_ limit: String) {
+        tally.count(.init("verification_rate_limited_last_hour", [("limit", limit)]))
     }
     private let teleTANsIssued = MetricHandles<Counter> { values in
         Counter(label: "verification_teletans_issued_total", dimensions: [("type", values[0])])
@@ -66,7 +66,7 @@ struct VerificationAPI: APIProtocol {
                 // is given back. The source is a keyed hash of the client's address, kept in memory only.
                 let source = ClientAddress.current?.rateLimitKey ?? []
                 guard teleTANGuesses.take(source: source) == .allowed else {
-                    rateLimited("teletan_failures").increment()
+                    countRateLimited("teletan_failures")
                     throw APIError.tooManyRequests("Too many wrong teleTANs; try again later.")
                 }
                 let outcome: RegistrationOutcome
@@ -255,7 +255,7 @@ struct VerificationAPI: APIProtocol {
             logger.notice("teleTAN limit of one officer reached", metadata: ["limit": "\(rateLimit.perOfficer)"])
             return APIError.tooManyRequests("Your limit of teleTANs per period is reached; try again later.")
         }
-        rateLimited("teletan_issuance").increment()
+        countRateLimited("teletan_issuance")
         logger.warning("teleTAN rate limit reached", metadata: ["limit": "\(rateLimit.limit)"])
         return APIError.tooManyRequests("The limit of teleTANs per period is reached; try again later.")
     }
