@@ -18,7 +18,7 @@ import Testing
                 visitedCountries: [], consentToFederation: false, submissionType: type
             )
         }
-        _ = try await h.store.store(keys, padding: [], submittedAt: date) {}
+        _ = try await h.store.storePublished(keys, padding: [], submittedAt: date)
     }
 
     /// Two minutes into `hour` (hours since the epoch).

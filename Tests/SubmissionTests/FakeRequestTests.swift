@@ -16,8 +16,9 @@ import Testing
             let fake = try await harness.submit(body, tan: tan, fake: "1")
             // The keys are not even parsed: garbage is answered the same way.
             let garbage = try await harness.submit([0xFF, 0x00, 0x13], tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1")
-            // Each fake asked verification about a random TAN, as a real submission asks about its own.
-            #expect(harness.verification.callCount == 2)
+            // Each fake reserved a random TAN and confirmed a random key, as a real upload does with its own.
+            #expect(harness.verification.callCount("reserve") == 2 && harness.verification.callCount("confirm") == 2)
+            #expect(!harness.verification.isReserved(tan))
             #expect(try await harness.storedCount() == 0)
 
             let real = try await harness.submit(body, tan: tan)
@@ -39,9 +40,9 @@ import Testing
             let body = Payloads.bytes([Payloads.key(1, today: harness.today)])
             let healthy = try await harness.submit(body, tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1")
             // The decoy's failure is not the fake's: it still looks like a real success.
-            harness.verification.failNext([.internalServerError])
+            harness.verification.failNext([.internalServerError, .internalServerError])
             let failing = try await harness.submit(body, tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1")
-            #expect(harness.verification.callCount == 2)
+            #expect(harness.verification.callCount == 4)
             #expect(failing.status == 200)
             #expect(failing.body == healthy.body)
             #expect(failing.header("content-length") == healthy.header("content-length"))

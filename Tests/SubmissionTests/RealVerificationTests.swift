@@ -9,7 +9,7 @@ import Testing
 
 /// Submission against the real verification and test-result services over HTTP: the TAN a phone gets for a positive
 /// test is spent exactly once (a repeat of the same submission is that one use), a fake upload spends none, and an
-/// EVENT teleTAN's TAN cannot upload keys.
+/// EVENT teleTAN's TAN cannot upload keys. `TwoPhaseRecoveryTests` covers the failures between the two phases.
 @Suite struct RealVerificationTests {
     func submit(_ stack: RealVerificationStack, tan: String, firstByte: UInt8) async throws -> TestResponse {
         let today = Payloads.today(Date())
@@ -42,8 +42,11 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func aVerificationAnswerLostBehindAProxyIsRecoveredByTheRetry(kind: TestDatabase) async throws {
-        // The proxy passes the first verification on and answers 504; verification has spent the TAN by then.
-        let proxy = AnswerDroppingProxy(paths: ["/version/v1/tan/verify", "/version/v1/tans/verify"], dropping: 1)
+        // The proxy passes the first confirmation on and answers 504; verification has spent the TAN by then. The
+        // retry of the confirmation is answered as the first was.
+        let proxy = AnswerDroppingProxy(
+            paths: ["/version/v1/tans/confirm"], passing: ["/version/v1/tans/reserve", "/version/v1/tans/release"], dropping: 1
+        )
         try await RealVerificationStack.run(kind, proxy: proxy) { stack in
             let tan = try #require(try await stack.positiveTANs(1).first)
             let response = try await submit(stack, tan: tan, firstByte: 50)

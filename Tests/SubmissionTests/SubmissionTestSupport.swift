@@ -12,6 +12,8 @@ struct SubmissionHarness: Sendable {
     let client: TestHTTPClient
     let management: TestHTTPClient
     let verification: VerificationStandIn
+    /// Where the stand-in listens (verification's internal listener).
+    let verificationURL: URL
     let database: Database
     let store: DiagnosisKeyStore
     let clock: ManualClock
@@ -46,6 +48,7 @@ struct SubmissionHarness: Sendable {
                         client: await TestServices.client(running, SubmissionService.name, SubmissionService.listener),
                         management: await TestServices.management(running, SubmissionService.name),
                         verification: verification,
+                        verificationURL: URL(string: "http://127.0.0.1:\(port)")!,
                         database: database,
                         store: DiagnosisKeyStore(database: database),
                         clock: clock,
@@ -66,6 +69,11 @@ struct SubmissionHarness: Sendable {
     }
 
     func storedCount() async throws -> Int { try await store.count() }
+
+    /// The recovery job as the service runs it (a minute's wait by default), against the stand-in, on the harness clock.
+    func recovery(after: Duration = .seconds(60)) -> PendingUploadRecovery {
+        PendingUploadRecovery.standalone(store: store, verificationURL: verificationURL, after: after, clock: clock)
+    }
 
     /// The rolling start interval of today (UTC midnight) on the harness clock.
     var today: Int32 { Payloads.today(clock.now()) }
@@ -101,4 +109,32 @@ enum Payloads {
     static func bytes(_ keys: [TemporaryExposureKey], _ configure: (inout SubmissionPayload) -> Void = { _ in }) -> [UInt8] {
         try! payload(keys, configure).serializedBytes()
     }
+}
+
+extension DiagnosisKeyStore {
+    /// Stores keys as an upload whose TAN was spent at once does: pending under a fresh reservation, then published.
+    @discardableResult
+    func storePublished(_ keys: [DiagnosisKey], padding: [DiagnosisKey], submittedAt now: Date = DiagnosisKeyStoreTests.now) async throws -> StoreOutcome {
+        let reservation = Codes.redemptionKey(using: SystemRandomSource())
+        let outcome = try await storePending(keys, padding: padding, reservation: reservation, submittedAt: now)
+        try await publish(reservation: reservation)
+        return outcome
+    }
+}
+
+extension PendingUploadRecovery {
+    /// A recovery job with its own client to verification (the process's is inside the running service), as a second
+    /// replica would run it.
+    static func standalone(store: DiagnosisKeyStore, verificationURL: URL, after: Duration, clock: any WallClock) -> PendingUploadRecovery {
+        let reservations = TANReservations(
+            baseURL: verificationURL, policy: DownstreamPolicy(), serviceToken: TestServiceTokens.submission,
+            http: .forTests, logger: TestLogger.quiet
+        )
+        return PendingUploadRecovery(store: store, reservations: reservations, after: after, clock: clock, logger: TestLogger.quiet)
+    }
+}
+
+extension DownstreamHTTPClient {
+    /// One client for the whole test process, as `HTTPClient.shared` is; never shut down.
+    static let forTests = DownstreamHTTPClient(connectTimeout: .seconds(2))
 }

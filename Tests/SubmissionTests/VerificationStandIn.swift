@@ -5,121 +5,122 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// A stand-in for the verification service's internal `POST /version/v1/tan/verify` and its batch form
-/// `POST /version/v1/tans/verify`, served over real HTTP through the core's listener: known TANs are consumed once
-/// (200, with `X-CWA-TELETAN-TYPE` when they came from a teleTAN), anything else is 404 (a verdict of false in a
-/// batch). It counts the calls it gets, and can fail or stall on demand. Made with `batchPath: false` it stands for
-/// a verification service that predates the batch form and answers 404 there.
+/// A stand-in for the verification service's internal two-phase redemption (`POST /version/v1/tans/reserve`,
+/// `/confirm`, `/release`), served over real HTTP through the core's listener, for tests that need failures on demand:
+/// it can fail or stall the next requests, and counts the calls it gets. `RealVerificationStack` wires submission to
+/// the real verification service, whose storage `TanStoreReservationTests` checks on both databases.
 ///
-/// Its semantics are those of `openapi/verification.yaml`, except that it ignores redemption keys (no repeats). Tests
-/// that need failures on demand use it; `RealVerificationStack` wires submission to the real verification service.
+/// Its semantics are those of `openapi/verification.yaml`, except that leases never run out (tests of the lease use
+/// the real service with a manual clock) and a confirmed TAN answers `confirmed` to its key for ever.
 final class VerificationStandIn: @unchecked Sendable {
     static let name = "verification-stand-in"
-    static let teleTANType = HTTPField.Name("X-CWA-TELETAN-TYPE")!
 
-    private let lock = NSLock()
-    /// TAN → teleTAN type (nil for a TAN from a test result).
-    private var tans: [String: String?] = [:]
-    private var calls = 0
-    private var failures: [HTTPResponse.Status] = []
-    private var stall: Duration = .zero
-    private var batchCalls = 0
-    private var bodies: [String] = []
-    private let batchPath: Bool
-    private var repeatsAccepted = false
-
-    init(batchPath: Bool = true) {
-        self.batchPath = batchPath
+    /// One issued TAN.
+    private struct TAN {
+        let teleTANType: String?
+        var holder: String?
+        var spent = false
     }
 
-    /// A new TAN that verification will accept once.
+    private let lock = NSLock()
+    private var tans: [String: TAN] = [:]
+    private var calls = 0
+    private var callsByPath: [String: Int] = [:]
+    /// Statuses to answer instead of working, each for any path (nil) or one path's last word.
+    private var failures: [(path: String?, status: HTTPResponse.Status)] = []
+    private var stall: Duration = .zero
+    private var bodies: [String] = []
+
+    /// A new TAN that verification will let one upload spend.
     func issue(teleTANType: String? = nil) -> String {
         let tan = Codes.uuidV4(using: SystemRandomSource())
-        lock.withLock { tans[tan] = .some(teleTANType) }
+        lock.withLock { tans[tan] = TAN(teleTANType: teleTANType) }
         return tan
     }
 
-    /// How many verification requests arrived (a batch is one).
+    /// How many requests arrived (a batch is one).
     var callCount: Int { lock.withLock { calls } }
 
-    /// How many of them were for the batch path (answered 404 without `batchPath`).
-    var batchCallCount: Int { lock.withLock { batchCalls } }
+    /// How many requests arrived on one path's last word (`reserve`, `confirm`, `release`).
+    func callCount(_ path: String) -> Int { lock.withLock { callsByPath[path, default: 0] } }
 
     /// The bodies of the requests that arrived, in order, as text.
     var requestBodies: [String] { lock.withLock { bodies } }
 
-    /// From now on a TAN stays valid after its use, as verification answers a repeat of the same redemption
-    /// (same TAN, same keys) within the hour.
-    func acceptRepeats() { lock.withLock { repeatsAccepted = true } }
+    /// Whether the TAN has been spent.
+    func isSpent(_ tan: String) -> Bool { lock.withLock { tans[tan]?.spent ?? false } }
 
-    /// The TAN's teleTAN type when it is valid (nil inside for a test's TAN), consuming it unless repeats are accepted.
-    private func take(_ tan: String) -> String?? {
-        repeatsAccepted ? tans[tan] : tans.removeValue(forKey: tan)
+    /// Whether an upload holds the TAN without having spent it.
+    func isReserved(_ tan: String) -> Bool { lock.withLock { tans[tan].map { $0.holder != nil && !$0.spent } ?? false } }
+
+    /// The next requests (to `path` only, when given: `reserve`, `confirm`, `release`) are answered with these
+    /// statuses, without touching any TAN.
+    func failNext(_ statuses: [HTTPResponse.Status], on path: String? = nil) {
+        lock.withLock { failures = statuses.map { (path, $0) } }
     }
-
-    /// The next requests are answered with these statuses (without touching any TAN).
-    func failNext(_ statuses: [HTTPResponse.Status]) { lock.withLock { failures = statuses } }
 
     /// Every request waits this long before it is answered.
     func stall(for duration: Duration) { lock.withLock { stall = duration } }
 
     func bundle() -> ServiceBundle {
         let router = TestServices.standInRouter(Self.name)
-        router.post("/version/v1/tan/verify") { request, _ -> Response in
-            struct Body: Decodable { let tan: String }
-            let data = try await request.body.collect(upTo: 10_000)
-            self.record(data)
-            let tan = try JSONDecoder().decode(Body.self, from: Data(buffer: data)).tan
-            let (delay, answer) = self.answer(tan)
-            try await Task.sleep(for: delay)
-            return answer
-        }
-        router.post("/version/v1/tans/verify") { request, _ -> Response in
-            struct Body: Decodable { let tans: [String] }
-            let data = try await request.body.collect(upTo: 10_000)
-            self.record(data)
-            let tans = try JSONDecoder().decode(Body.self, from: Data(buffer: data)).tans
-            let (delay, answer) = self.answer(batch: tans)
-            try await Task.sleep(for: delay)
-            return answer
+        for path in ["reserve", "confirm", "release"] {
+            router.post("/version/v1/tans/\(path)") { request, _ -> Response in
+                let data = try await request.body.collect(upTo: 100_000)
+                let body = try JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any] ?? [:]
+                let (delay, answer) = self.answer(path, body: body, text: String(buffer: data))
+                try await Task.sleep(for: delay)
+                return answer
+            }
         }
         return TestServices.standIn(Self.name, listener: "internal", router: router)
     }
 
-    private func record(_ body: ByteBuffer) {
-        lock.withLock { bodies.append(String(buffer: body)) }
-    }
-
-    private func answer(batch: [String]) -> (Duration, Response) {
+    private func answer(_ path: String, body: [String: Any], text: String) -> (Duration, Response) {
         lock.withLock {
-            batchCalls += 1
-            guard batchPath else { return (.zero, Response(status: .notFound)) }
             calls += 1
-            if !failures.isEmpty {
-                return (stall, Response(status: failures.removeFirst()))
+            callsByPath[path, default: 0] += 1
+            bodies.append(text)
+            if let failure = failures.first, failure.path == nil || failure.path == path {
+                failures.removeFirst()
+                return (stall, Response(status: failure.status))
             }
-            let verdicts = batch.map { tan -> String in
-                guard let type = take(tan) else { return #"{"valid":false}"# }
-                return type.map { #"{"valid":true,"teleTanType":"\#($0)"}"# } ?? #"{"valid":true}"#
+            let keys = body["reservationKeys"] as? [String] ?? []
+            let json: String
+            switch path {
+            case "reserve":
+                let tans = body["tans"] as? [String] ?? []
+                json = #"{"outcomes":["# + zip(tans, keys).map { reserve($0, key: $1) }.joined(separator: ",") + "]}"
+            case "confirm":
+                json = #"{"outcomes":["# + keys.map { #""\#(confirm($0) ? "confirmed" : "lapsed")""# }.joined(separator: ",") + "]}"
+            default:
+                json = #"{"outcomes":["# + keys.map { #""\#(release($0))""# }.joined(separator: ",") + "]}"
             }
-            let body = ByteBuffer(string: #"{"verdicts":["# + verdicts.joined(separator: ",") + "]}")
-            return (stall, Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body)))
+            let buffer = ByteBuffer(string: json)
+            return (stall, Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer)))
         }
     }
 
-    private func answer(_ tan: String) -> (Duration, Response) {
-        lock.withLock {
-            calls += 1
-            if !failures.isEmpty {
-                return (stall, Response(status: failures.removeFirst()))
-            }
-            guard let type = take(tan) else {
-                let body = ByteBuffer(string: #"{"error":"tan_not_found","message":"Unknown, expired or used TAN."}"#)
-                return (stall, Response(status: .notFound, headers: [.contentType: "application/json"], body: .init(byteBuffer: body)))
-            }
-            var headers = HTTPFields()
-            if let type { headers[Self.teleTANType] = type }
-            return (stall, Response(status: .ok, headers: headers))
-        }
+    private func reserve(_ tan: String, key: String) -> String {
+        guard var entry = tans[tan] else { return #"{"outcome":"refused"}"# }
+        let type = entry.teleTANType.map { #","teleTanType":"\#($0)""# } ?? ""
+        if entry.spent { return entry.holder == key ? #"{"outcome":"confirmed"\#(type)}"# : #"{"outcome":"refused"}"# }
+        if let holder = entry.holder, holder != key { return #"{"outcome":"busy","retryAfterSeconds":180}"# }
+        entry.holder = key
+        tans[tan] = entry
+        return #"{"outcome":"reserved"\#(type)}"#
+    }
+
+    private func confirm(_ key: String) -> Bool {
+        guard let (tan, entry) = tans.first(where: { $0.value.holder == key }) else { return false }
+        tans[tan]?.spent = true
+        return entry.holder == key
+    }
+
+    private func release(_ key: String) -> String {
+        guard let (tan, entry) = tans.first(where: { $0.value.holder == key }) else { return "released" }
+        if entry.spent { return "confirmed" }
+        tans[tan]?.holder = nil
+        return "released"
     }
 }

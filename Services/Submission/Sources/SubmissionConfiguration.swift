@@ -20,6 +20,9 @@ public struct SubmissionConfiguration: Sendable {
     public var rules: SubmissionValidator.Rules
     /// Random keys stored per real key, plus one (`KEY_PADDING_MULTIPLIER`, default 1 = off).
     public var keyPaddingMultiplier: Int
+    /// How often the recovery job settles uploads left pending, and how long an upload must have been pending before
+    /// it does (`RECOVERY_INTERVAL`, default 60 s; `PendingUploadRecovery`).
+    public var recoveryInterval: Duration
     /// How often retention runs (`RETENTION_INTERVAL`, default 1h).
     public var retentionInterval: Duration
     /// The distribution job (export files, indexes, app configuration) and serving its tree.
@@ -27,9 +30,8 @@ public struct SubmissionConfiguration: Sendable {
 
     /// - Parameter serveExportsByDefault: whether `SERVE_EXPORTS` defaults to on (the all-in-one launcher).
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
-        // A real submission holds its connection from the first insert to the commit, across the call to
-        // verification, so the pool is how many submissions can wait for verification at once, and so how many
-        // TANs can share one request there (`TANVerifier`). PostgreSQL opens them on demand; SQLite uses at most 4.
+        // A real submission holds a connection only for its own statements (no transaction waits on verification).
+        // PostgreSQL opens them on demand; SQLite uses at most 4.
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: 8032)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
@@ -39,16 +41,7 @@ public struct SubmissionConfiguration: Sendable {
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(3), minimum: .milliseconds(100)),
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 3, in: 1...10)
         )
-        // A submission's transaction stays open while verification spends its TAN, and on PostgreSQL the transaction
-        // ends at DATABASE_TIMEOUT. Verification answering after that would have spent the TAN of keys then rolled
-        // back: the app gets a 5xx and its retry a 403. A submission can wait for the call in flight before its own.
-        if case .postgres = common.databaseURL, verification.longestCall * 2 >= common.databaseTimeout {
-            throw ConfigurationError(
-                variable: "VERIFICATION_TIMEOUT",
-                reason: "times VERIFICATION_ATTEMPTS, twice over, must stay below DATABASE_TIMEOUT (\(common.databaseTimeout)); "
-                    + "a slower verification would spend TANs of submissions the database has given up"
-            )
-        }
+        recoveryInterval = try settings.duration("RECOVERY_INTERVAL", default: .seconds(60), minimum: .seconds(1))
         maxBodyBytes = try settings.int("MAX_BODY_BYTES", default: 100_000, in: 1024...10_000_000)
 
         let home = settings.string("HOME_COUNTRY", default: "DE")

@@ -6,7 +6,8 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
 
-/// The submission service: diagnosis keys in, with a TAN spent at verification; retention of stored keys.
+/// The submission service: diagnosis keys in, with a TAN spent at verification in two phases; recovery of uploads
+/// left pending; retention of stored keys.
 public enum SubmissionService {
     public static let name = "submission"
     public static let listener = "app"
@@ -40,14 +41,14 @@ public enum SubmissionService {
         let redemptionSecret = try await RedemptionSecretStore(database: database).secret(random: environment.random)
         // Fails fast when verification is down, so that the bounded retries below decide how long it takes.
         let http = DownstreamHTTPClient(connectTimeout: configuration.verification.timeout)
+        let reservations = TANReservations(
+            baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
+            http: http, logger: logger
+        )
         let api = SubmissionAPI(
             validator: SubmissionValidator(rules: configuration.rules),
             store: store,
-            verifier: TANVerifier(
-                baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
-                http: http, logger: logger,
-                clock: environment.clock
-            ),
+            reservations: reservations,
             redemptionKeys: RedemptionKeyDeriver(secret: redemptionSecret),
             padding: KeyPadding(multiplier: configuration.keyPaddingMultiplier),
             latency: latency ?? LatencyMatcher(random: environment.random),
@@ -77,7 +78,14 @@ public enum SubmissionService {
             let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
             if deleted > 0 { logger.info("retention applied", metadata: ["deleted": "\(deleted)"]) }
         }
-        var jobs: [any Service] = [retention, tally.job(service: name, logger: logger)]
+        // Every replica runs it; each of its steps is safe to repeat and to run concurrently.
+        let recovery = PendingUploadRecovery(
+            store: store, reservations: reservations, after: configuration.recoveryInterval, clock: environment.clock, logger: logger
+        )
+        let recoveryJob = PeriodicJob(name: "submission.recovery", interval: configuration.recoveryInterval, logger: logger) {
+            try await recovery.run()
+        }
+        var jobs: [any Service] = [retention, recoveryJob, tally.job(service: name, logger: logger)]
         if configuration.distribution.interval > .zero {
             // Every replica schedules it; the lock lets one of them run each round.
             jobs.append(PeriodicJob(name: "submission.distribution", interval: configuration.distribution.interval, logger: logger) {

@@ -55,6 +55,7 @@ public struct VerificationConfiguration: Sendable {
         testResultConcurrency = try settings.int("TESTRESULT_CONCURRENCY", default: 1, in: 1...64)
         var lifetimes = Lifetimes()
         lifetimes.tan = try settings.duration("TAN_VALIDITY", default: lifetimes.tan, minimum: .seconds(60))
+        lifetimes.tanReservation = try settings.duration("TAN_RESERVATION_LEASE", default: lifetimes.tanReservation, minimum: .seconds(10))
         lifetimes.teleTANTest = try settings.duration("TELETAN_TEST_VALIDITY", default: lifetimes.teleTANTest, minimum: .seconds(60))
         lifetimes.teleTANEvent = try settings.duration("TELETAN_EVENT_VALIDITY", default: lifetimes.teleTANEvent, minimum: .seconds(60))
         lifetimes.sessionRetention = try settings.duration("SESSION_RETENTION", default: lifetimes.sessionRetention, minimum: .seconds(86400))

@@ -13,7 +13,10 @@ public enum VerificationService {
     public static let name = "verification"
     public static let appListener = "app"
     public static let internalListener = "internal"
-    static let internalPaths: Set<String> = ["/version/v1/tan/verify", "/version/v1/tans/verify", "/version/v1/tan/teletan"]
+    static let internalPaths: Set<String> = [
+        "/version/v1/tan/verify", "/version/v1/tans/verify", "/version/v1/tans/reserve", "/version/v1/tans/confirm",
+        "/version/v1/tans/release", "/version/v1/tan/teletan",
+    ]
 
     public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)
@@ -30,7 +33,7 @@ public enum VerificationService {
         let tally = HourlyTally(clock: environment.clock)
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
-            tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat),
+            tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat, lease: lifetimes.tanReservation),
             teleTANs: TeleTANStore(database: database),
             teleTANHashes: TypedSecretHasher(keys: configuration.teleTANHashKeys),
             testResults: TestResultLookup(

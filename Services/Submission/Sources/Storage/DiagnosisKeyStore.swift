@@ -18,11 +18,12 @@ public struct StoredDiagnosisKey: Sendable, Equatable {
     public var submissionHour: Int64
 }
 
-/// Queries on `diagnosis_keys`.
+/// Queries on `diagnosis_keys`. A row is pending (its upload's TAN not yet spent) or publishable; see
+/// `DiagnosisKeyStore+Pending`.
 public struct DiagnosisKeyStore: Sendable {
     let database: Database
 
-    /// Rows per INSERT on SQLite: 11 binds a row keeps a statement far below its bind limit.
+    /// Rows per INSERT on SQLite: 13 binds a row keeps a statement far below its bind limit.
     static let chunkSize = 200
     static let columns = """
         key_data, rolling_start_interval_number, rolling_period, transmission_risk_level, days_since_onset_of_symptoms,
@@ -33,27 +34,25 @@ public struct DiagnosisKeyStore: Sendable {
         self.database = database
     }
 
-    /// Inserts the keys of one submission and commits only if `authorize` returns.
+    /// Stores the keys of one upload as pending, bound to its TAN reservation (`reservation`, the upload's key at
+    /// verification), in one short transaction: no call to another service happens inside it. The keys are published
+    /// once the reservation is confirmed (`publish`), or deleted when it lapses (`discard`).
     ///
-    /// The keys are written first and the transaction is held open while `authorize` asks verification to
-    /// spend the TAN. A database failure therefore happens before the TAN is spent (the app can retry with
-    /// it), and a refused TAN rolls the keys back. A key already stored with the same submission type is
-    /// skipped, not an error. On SQLite the transaction holds the write lock meanwhile, so submissions queue;
-    /// on PostgreSQL they only wait for each other when they carry the same key.
-    public func store(
-        _ keys: [DiagnosisKey],
-        padding: [DiagnosisKey],
-        submittedAt now: Date,
-        authorize: @escaping @Sendable () async throws -> Void
+    /// A key already stored and publishable is skipped, not an error. A key still pending for another reservation is
+    /// taken over: it belongs to an earlier try of this upload (the same TAN, other keys) whose lease ran out, and
+    /// must not be deleted with that try's other keys.
+    public func storePending(
+        _ keys: [DiagnosisKey], padding: [DiagnosisKey], reservation: String, submittedAt now: Date
     ) async throws -> StoreOutcome {
-        let hour = Self.hour(of: now)
+        let pending = Pending(reservation: reservation, hour: Self.hour(of: now), since: now.epochSeconds)
         let dialect = database.dialect
+        // One statement may not write a row twice (PostgreSQL refuses an upsert that would): a key given twice counts once.
+        let keys = Self.unique(keys), padding = Self.unique(padding)
         return try await database.transaction { connection in
-            let inserted = try await Self.insert(keys, hour: hour, dialect: dialect, on: connection)
-            // Padding goes with new keys only: a repeat of a submission (a retry, or the same TAN and keys sent
-            // again within `Lifetimes.tanRepeat`) inserts none, and must not add fresh padding each time.
-            let paddingInserted = inserted > 0 ? try await Self.insert(padding, hour: hour, dialect: dialect, on: connection) : 0
-            try await authorize()
+            let inserted = try await Self.insert(keys, pending, dialect: dialect, on: connection)
+            // Padding goes with new keys only: a repeat of an upload (a retry with the same TAN and keys) inserts none,
+            // and must not add fresh padding each time.
+            let paddingInserted = inserted > 0 ? try await Self.insert(padding, pending, dialect: dialect, on: connection) : 0
             return StoreOutcome(inserted: inserted, paddingInserted: paddingInserted)
         }
     }
@@ -67,29 +66,65 @@ public struct DiagnosisKeyStore: Sendable {
         return deleted ?? 0
     }
 
-    /// Every stored key, ordered by key data (for tests and the operator's checks; distribution pages by hour).
+    /// Every publishable key, ordered by key data (for tests and the operator's checks; distribution pages by hour).
     public func all() async throws -> [StoredDiagnosisKey] {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT \(unsafeRaw: Self.columns) FROM diagnosis_keys ORDER BY key_data, submission_type").all().map(Self.decode)
+            try await connection.raw("""
+                SELECT \(unsafeRaw: Self.columns) FROM diagnosis_keys WHERE pending_reservation IS NULL ORDER BY key_data, submission_type
+                """).all().map(Self.decode)
         }
     }
 
+    /// How many keys are publishable.
     public func count() async throws -> Int {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT COUNT(*) AS n FROM diagnosis_keys").first()?.decode(column: "n", as: Int.self) ?? 0
+            try await connection.raw("SELECT COUNT(*) AS n FROM diagnosis_keys WHERE pending_reservation IS NULL").first()?.decode(column: "n", as: Int.self) ?? 0
         }
     }
 
     static func hour(of date: Date) -> Int64 { date.epochSeconds / 3600 }
 
-    /// Inserts `keys`, skipping those already stored; returns how many were inserted.
+    /// The keys without repeats of a row's identity (key data and submission type), first occurrence kept.
+    static func unique(_ keys: [DiagnosisKey]) -> [DiagnosisKey] {
+        struct Identity: Hashable {
+            let keyData: Data
+            let submissionType: Int32
+        }
+        var seen = Set<Identity>()
+        return keys.filter { seen.insert(Identity(keyData: $0.keyData, submissionType: $0.submissionType)).inserted }
+    }
+
+    /// What the rows of one pending upload carry beside their keys.
+    struct Pending {
+        let reservation: String
+        /// Hours since the epoch (`submission_timestamp`).
+        let hour: Int64
+        /// Seconds since the epoch (`pending_since`), for the recovery job.
+        let since: Int64
+    }
+
+    /// What an insert does with a key already stored: nothing when it is publishable or pending for the same
+    /// reservation; when another reservation's, the row becomes this upload's.
+    static let takeOver = """
+        ON CONFLICT (key_data, submission_type) DO UPDATE SET \
+        rolling_start_interval_number = excluded.rolling_start_interval_number, rolling_period = excluded.rolling_period, \
+        transmission_risk_level = excluded.transmission_risk_level, \
+        days_since_onset_of_symptoms = excluded.days_since_onset_of_symptoms, report_type = excluded.report_type, \
+        origin_country = excluded.origin_country, visited_countries = excluded.visited_countries, \
+        consent_to_federation = excluded.consent_to_federation, submission_timestamp = excluded.submission_timestamp, \
+        pending_reservation = excluded.pending_reservation, pending_since = excluded.pending_since \
+        WHERE diagnosis_keys.pending_reservation IS NOT NULL AND diagnosis_keys.pending_reservation <> excluded.pending_reservation \
+        RETURNING submission_type
+        """
+
+    /// Inserts `keys` as pending (see `storePending`); returns how many rows were written.
     private static func insert(
-        _ keys: [DiagnosisKey], hour: Int64, dialect: Database.Dialect, on connection: any SQLDatabase
+        _ keys: [DiagnosisKey], _ pending: Pending, dialect: Database.Dialect, on connection: any SQLDatabase
     ) async throws -> Int {
         guard !keys.isEmpty else { return 0 }
         switch dialect {
-        case .postgres: return try await connection.execute(ColumnArrayInsert.self, binds: ColumnArrayInsert.binds(keys, hour: hour)).count
-        case .sqlite: return try await insertRows(keys, hour: hour, on: connection)
+        case .postgres: return try await connection.execute(ColumnArrayInsert.self, binds: ColumnArrayInsert.binds(keys, pending)).count
+        case .sqlite: return try await insertRows(keys, pending, on: connection)
         }
     }
 
@@ -100,40 +135,41 @@ public struct DiagnosisKeyStore: Sendable {
     /// per key on every submission, and this process the serializing and encoding of each bind.
     private enum ColumnArrayInsert: PreparedStatement {
         static let sql = """
-            INSERT INTO diagnosis_keys (\(DiagnosisKeyStore.columns)) \
-            SELECT k.*, $11 FROM unnest($1::BYTEA[], $2::INTEGER[], $3::INTEGER[], $4::INTEGER[], $5::INTEGER[], \
+            INSERT INTO diagnosis_keys (\(DiagnosisKeyStore.columns), pending_reservation, pending_since) \
+            SELECT k.*, $11, $12, $13 FROM unnest($1::BYTEA[], $2::INTEGER[], $3::INTEGER[], $4::INTEGER[], $5::INTEGER[], \
             $6::INTEGER[], $7::TEXT[], $8::TEXT[], $9::BOOLEAN[], $10::INTEGER[]) AS k \
-            ON CONFLICT (key_data, submission_type) DO NOTHING RETURNING submission_type
+            \(DiagnosisKeyStore.takeOver)
             """
 
-        static func binds(_ keys: [DiagnosisKey], hour: Int64) -> [any PreparedBind] {
+        static func binds(_ keys: [DiagnosisKey], _ pending: Pending) -> [any PreparedBind] {
             let ints: (KeyPath<DiagnosisKey, Int32>) -> [Int32] = { path in keys.map { $0[keyPath: path] } }
             return [
                 // NIO's ByteBuffer is the byte type PostgresNIO encodes straight into a BYTEA array.
                 keys.map { ByteBuffer(bytes: $0.keyData) }, ints(\.rollingStartIntervalNumber), ints(\.rollingPeriod),
                 ints(\.transmissionRiskLevel), ints(\.daysSinceOnsetOfSymptoms), ints(\.reportType), keys.map(\.originCountry),
                 keys.map { $0.visitedCountries.joined(separator: ",") }, keys.map(\.consentToFederation), ints(\.submissionType),
-                hour,
+                pending.hour, pending.reservation, pending.since,
             ]
         }
     }
 
     /// SQLite has no arrays: a row of binds per key, in chunks that stay below its bind limit.
-    private static func insertRows(_ keys: [DiagnosisKey], hour: Int64, on connection: any SQLDatabase) async throws -> Int {
+    private static func insertRows(_ keys: [DiagnosisKey], _ pending: Pending, on connection: any SQLDatabase) async throws -> Int {
         var inserted = 0
         for start in stride(from: 0, to: keys.count, by: chunkSize) {
-            var query = SQLQueryString("INSERT INTO diagnosis_keys (\(unsafeRaw: columns)) VALUES ")
+            var query = SQLQueryString("INSERT INTO diagnosis_keys (\(unsafeRaw: columns), pending_reservation, pending_since) VALUES ")
             for (offset, key) in keys[start..<min(start + chunkSize, keys.count)].enumerated() {
                 if offset > 0 { query.appendLiteral(", ") }
                 query.appendInterpolation("""
                     (\(bind: key.keyData), \(bind: key.rollingStartIntervalNumber), \(bind: key.rollingPeriod), \
                     \(bind: key.transmissionRiskLevel), \(bind: key.daysSinceOnsetOfSymptoms), \(bind: key.reportType), \
                     \(bind: key.originCountry), \(bind: key.visitedCountries.joined(separator: ",")), \
-                    \(bind: key.consentToFederation), \(bind: key.submissionType), \(bind: hour))
+                    \(bind: key.consentToFederation), \(bind: key.submissionType), \(bind: pending.hour), \
+                    \(bind: pending.reservation), \(bind: pending.since))
                     """ as SQLQueryString)
             }
-            // RETURNING lists only the rows actually inserted, so skipped duplicates are not counted.
-            query.appendLiteral(" ON CONFLICT (key_data, submission_type) DO NOTHING RETURNING submission_type")
+            // RETURNING lists only the rows written, so skipped duplicates are not counted.
+            query.appendLiteral(" " + takeOver)
             inserted += try await connection.raw(query).all().count
         }
         return inserted

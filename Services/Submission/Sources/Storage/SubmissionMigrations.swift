@@ -39,6 +39,16 @@ enum SubmissionMigrations {
             // Written at start-up by the first replica (`RedemptionSecretStore`), as hex text.
             ["CREATE TABLE service_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)"]
         }),
+        Migration(version: 4, name: "keep an upload's keys pending until its TAN is spent", statements: { _ in
+            [
+                // The key of the upload whose TAN reservation the row waits for (`DiagnosisKeyStore+Pending`), and
+                // since when (epoch seconds); both NULL once publishable. Distribution reads only publishable rows.
+                "ALTER TABLE diagnosis_keys ADD COLUMN pending_reservation TEXT",
+                "ALTER TABLE diagnosis_keys ADD COLUMN pending_since BIGINT",
+                // Few rows are pending at any time: the index holds only those.
+                "CREATE INDEX diagnosis_keys_pending ON diagnosis_keys (pending_reservation, pending_since) WHERE pending_reservation IS NOT NULL",
+            ]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }

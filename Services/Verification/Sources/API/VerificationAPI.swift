@@ -196,7 +196,7 @@ struct VerificationAPI: APIProtocol {
     }
 
     /// The type a valid TAN's teleTAN had, for `X-CWA-TELETAN-TYPE`; nil for TANs from test GUIDs.
-    private static func teleTANType(of redeemed: RedeemedTAN) -> Components.Schemas.TeleTanType? {
+    static func teleTANType(of redeemed: RedeemedTAN) -> Components.Schemas.TeleTanType? {
         guard redeemed.source == .teleTAN else { return nil }
         return redeemed.teleTANType.flatMap { Components.Schemas.TeleTanType(rawValue: $0.rawValue) }
     }
@@ -361,7 +361,7 @@ struct VerificationAPI: APIProtocol {
 
     /// Counts requests by outcome, for the hour's tally; a batch of TAN verifications counts each TAN as the single
     /// endpoint would.
-    private func count(_ endpoint: String, _ outcome: String, by amount: Int = 1) {
+    func count(_ endpoint: String, _ outcome: String, by amount: Int = 1) {
         tally.count(.init("verification_requests_last_hour", [("endpoint", endpoint), ("outcome", outcome)]), by: amount)
     }
 

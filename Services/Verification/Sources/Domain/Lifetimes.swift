@@ -8,6 +8,10 @@ public struct Lifetimes: Sendable, Equatable {
     /// A used TAN is answered as valid again to a repeat of the verification that used it (same redemption key) for
     /// 1 hour: long enough for any retry of a submission, short enough that a spent TAN soon means nothing.
     public var tanRepeat: Duration = .seconds(3600)
+    /// An upload holds its TAN this long between reserving and confirming it: 3 minutes. Longer than an upload can
+    /// take (its database and downstream calls are bounded far below), short enough that an app retrying with other
+    /// keys after a failure waits little.
+    public var tanReservation: Duration = .seconds(180)
     /// TEST teleTANs: 1 hour.
     public var teleTANTest: Duration = .seconds(3600)
     /// EVENT teleTANs: 2 days.

@@ -13,7 +13,8 @@ public struct RedeemedTAN: Sendable, Equatable {
 /// A verification may carry a redemption key. The key that consumed a TAN is stored with it, and for
 /// `repeatWindow` after, a verification with the same key is answered as the first was: it is the same
 /// verification repeated (a retry whose first answer was lost, a submission sent again after its keys were rolled
-/// back), not a second use.
+/// back), not a second use. An upload may instead reserve the TAN first and spend it with a confirmation
+/// (`TanStore+Reservations`); a TAN held by a running reservation is not spent here.
 public struct TanStore: Sendable {
     /// Redemptions out at once; those that queue behind them go together in one UPDATE (`RequestBatcher`).
     static let redeemSlots = 2
@@ -38,8 +39,10 @@ public struct TanStore: Sendable {
         enum Update: PreparedStatement {
             static let sql = """
                 UPDATE tans SET redeemed_at = COALESCE(redeemed_at, $1), \
-                redemption_key = COALESCE(redemption_key, NULLIF(($3::TEXT[])[array_position($2::TEXT[], tan_hash)], '')) \
-                WHERE tan_hash = ANY($2::TEXT[]) AND ((redeemed_at IS NULL AND valid_until > $1) \
+                redemption_key = CASE WHEN redeemed_at IS NULL \
+                THEN NULLIF(($3::TEXT[])[array_position($2::TEXT[], tan_hash)], '') ELSE redemption_key END \
+                WHERE tan_hash = ANY($2::TEXT[]) \
+                AND ((redeemed_at IS NULL AND valid_until > $1 AND (reserved_until IS NULL OR reserved_until <= $1)) \
                 OR (redemption_key = ANY($3::TEXT[]) AND redeemed_at > $4)) \
                 RETURNING tan_hash, redemption_key, source, teletan_type
                 """
@@ -48,11 +51,14 @@ public struct TanStore: Sendable {
 
     let database: Database
     let repeatWindow: Duration
+    /// How long a reservation holds a TAN (`Lifetimes.tanReservation`).
+    let lease: Duration
     private let redemptions: RequestBatcher<Redemption, RedeemedTAN?>
 
-    public init(database: Database, repeatWindow: Duration = Lifetimes().tanRepeat) {
+    public init(database: Database, repeatWindow: Duration = Lifetimes().tanRepeat, lease: Duration = Lifetimes().tanReservation) {
         self.database = database
         self.repeatWindow = repeatWindow
+        self.lease = lease
         self.redemptions = RequestBatcher(slots: Self.redeemSlots, maxBatch: Self.redeemBatch) { batch in
             try await Self.redeem(batch, repeatWindow: repeatWindow, in: database)
         }
@@ -104,14 +110,8 @@ public struct TanStore: Sendable {
             )
             var won: [String: (key: String?, tan: RedeemedTAN)] = [:]
             for row in rows {
-                guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { continue }
-                won[try row.decode(column: "tan_hash", as: String.self)] = (
-                    key: try row.decode(column: "redemption_key", as: String?.self),
-                    tan: RedeemedTAN(
-                        source: source,
-                        teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:))
-                    )
-                )
+                guard let tan = try redeemedTAN(row) else { continue }
+                won[try row.decode(column: "tan_hash", as: String.self)] = (key: try row.decode(column: "redemption_key", as: String?.self), tan: tan)
             }
             return won
         }
@@ -127,13 +127,14 @@ public struct TanStore: Sendable {
     private static func sqliteUpdate(hashes: [String], keys: [String], timestamp: Int64, repeatableAfter: Int64) -> SQLQueryString {
         var query = SQLQueryString("""
             UPDATE tans SET redeemed_at = COALESCE(redeemed_at, \(bind: timestamp)), \
-            redemption_key = COALESCE(redemption_key, NULLIF(CASE tan_hash
+            redemption_key = CASE WHEN redeemed_at IS NULL THEN NULLIF(CASE tan_hash
             """)
         for index in hashes.indices {
             query.appendInterpolation(" WHEN \(bind: hashes[index]) THEN \(bind: keys[index])" as SQLQueryString)
         }
         query.appendInterpolation("""
-             END, '')) WHERE tan_hash IN \(bindList: hashes) AND ((redeemed_at IS NULL AND valid_until > \(bind: timestamp)) \
+             END, '') ELSE redemption_key END WHERE tan_hash IN \(bindList: hashes) \
+            AND ((redeemed_at IS NULL AND valid_until > \(bind: timestamp) AND (reserved_until IS NULL OR reserved_until <= \(bind: timestamp))) \
             OR (redemption_key IN \(bindList: keys) AND redeemed_at > \(bind: repeatableAfter))) \
             RETURNING tan_hash, redemption_key, source, teletan_type
             """ as SQLQueryString)

@@ -83,6 +83,13 @@ enum VerificationMigrations {
             """,
             "CREATE INDEX teletan_issuance_counts_window_start ON teletan_issuance_counts (window_start)",
         ]),
+        // Two-phase redemption (`TanStore+Reservations`): an upload holds a TAN under its key (`redemption_key`, which
+        // then names the reservation) until `reserved_until`, and spends it with a confirmation. The index finds a
+        // reservation by its key, which is all the submission service knows of it after the request.
+        Migration(version: 6, name: "let an upload reserve a TAN before spending it", sql: [
+            "ALTER TABLE tans ADD COLUMN reserved_until BIGINT",
+            "CREATE INDEX tans_redemption_key ON tans (redemption_key)",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }

@@ -76,7 +76,7 @@ public struct DistributionStore: Sendable {
     private enum SelectKeys: PreparedStatement {
         static let sql = """
             SELECT \(keyColumns) FROM diagnosis_keys
-            WHERE transmission_risk_level >= $1 AND submission_timestamp >= $2
+            WHERE transmission_risk_level >= $1 AND submission_timestamp >= $2 AND pending_reservation IS NULL
                 AND (published_hour IS NULL
                     OR (published_hour BETWEEN $3 AND $4
                         AND EXISTS (SELECT 1 FROM unnest($5::BIGINT[], $6::BIGINT[]) AS placed(from_hour, to_hour)
@@ -94,7 +94,7 @@ public struct DistributionStore: Sendable {
         return """
             SELECT rowid, \(unsafeRaw: keyColumns) FROM diagnosis_keys NOT INDEXED
             WHERE transmission_risk_level >= \(bind: minimumRiskLevel) AND submission_timestamp >= \(bind: firstHour)
-                AND (
+                AND pending_reservation IS NULL AND (
             """ + (["published_hour IS NULL"] + ranges).joined(separator: " OR ") + ")"
     }
 
