@@ -5,10 +5,11 @@ import SQLKit
 import Testing
 
 /// What the databases say about a run of `SubmissionTraffic` after a fault, checked against what the phones were
-/// told. The hard rules: a submission answered 200 has every one of its keys stored; a submission answered 5xx stored
-/// all of its keys or none; and the phone's retry of a failed submission (the same TAN, the same keys) is accepted,
-/// even when verification spent the TAN during the failed attempt, because the retry repeats that redemption
-/// (`RedemptionKeyDeriver`). A retry refused with 403 lost its TAN: it is counted and fails the test.
+/// told. The hard rules: a submission answered 200 has every one of its keys published; a submission answered 5xx
+/// has all of its keys published or none; and the phone's retry of a failed submission is accepted: with the same
+/// keys (`audit`), even when verification spent the TAN during the failed attempt, because the retry is the same
+/// upload; with other keys (`auditWithChangedKeys`) unless the failed attempt's keys were published. A retry refused
+/// with 403 otherwise lost its TAN: it is counted and fails the test.
 struct SubmissionAudit {
     let stack: EndToEndStack
     let traffic: SubmissionTraffic
@@ -19,7 +20,7 @@ struct SubmissionAudit {
         var retriedAndAccepted = 0
         /// 5xx, then 403 on retry: the TAN was lost. Never expected.
         var lostTANs = 0
-        /// 5xx, but the keys are stored: the commit succeeded, its acknowledgement was lost.
+        /// 5xx, but the keys are published: the TAN was spent for them, the answer did not say so.
         var storedDespiteFailure = 0
         /// 5xx after verification had spent the TAN, then accepted on retry as a repeat of that redemption.
         var spentAndRecovered = 0
@@ -109,11 +110,74 @@ struct SubmissionAudit {
         return findings
     }
 
-    /// The key bytes in the submission service's database.
+    /// The key bytes the submission service will publish (pending keys are not among them).
     func storedKeyData() async throws -> Set<Data> {
         try await query(stack.databases["submission"]!) { connection in
-            Set(try await connection.raw("SELECT key_data FROM diagnosis_keys").all().map { try $0.decode(column: "key_data", as: Data.self) })
+            Set(try await connection.raw("SELECT key_data FROM diagnosis_keys WHERE pending_reservation IS NULL").all().map {
+                try $0.decode(column: "key_data", as: Data.self)
+            })
         }
+    }
+
+    /// How many keys wait for their upload's TAN to be spent.
+    func pendingKeys() async throws -> Int {
+        try await query(stack.databases["submission"]!) { connection in
+            try await connection.raw("SELECT COUNT(*) AS n FROM diagnosis_keys WHERE pending_reservation IS NOT NULL").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    /// Waits until no key is pending: the recovery job has settled every upload a fault interrupted.
+    func expectNothingPending(within deadline: Duration) async throws {
+        let end = ContinuousClock.now + deadline
+        var pending = try await pendingKeys()
+        while pending > 0, ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(500))
+            pending = try await pendingKeys()
+        }
+        #expect(pending == 0, "\(pending) keys still pending after \(deadline): the recovery job did not settle them\n\(stack.logs)")
+    }
+
+    /// For a fault that interrupts uploads at any point: once the recovery job has settled every upload, each failed
+    /// one either has its keys published (its TAN spent for them) or its phone's next upload with the same TAN and
+    /// other keys (a day later, say) is accepted, after the lease if need be. Returns the findings; `lostTANs` must be 0.
+    func auditWithChangedKeys(_ attempts: [SubmissionAttempt], settleWithin: Duration, retryDeadline: Duration) async throws -> Findings {
+        var findings = Findings()
+        for attempt in attempts {
+            findings.statuses[attempt.status ?? 0, default: 0] += 1
+        }
+        try await expectNothingPending(within: settleWithin)
+        let published = try await storedKeyData()
+        for attempt in attempts where attempt.status == 200 {
+            findings.accepted += 1
+            #expect(attempt.keyData.allSatisfy(published.contains), "answered 200 but its keys are not published")
+        }
+        let end = ContinuousClock.now + retryDeadline
+        for attempt in attempts where attempt.status != 200 {
+            findings.failed += 1
+            findings.errorCodes[attempt.errorCode ?? attempt.clientError.map { _ in "no answer" } ?? "?", default: 0] += 1
+            let present = attempt.keyData.filter(published.contains).count
+            #expect(present == 0 || present == attempt.keyData.count, "a failed submission has \(present) of \(attempt.keyData.count) keys published")
+            if present == attempt.keyData.count {
+                findings.storedDespiteFailure += 1
+                continue
+            }
+            let changed = try SubmissionTraffic.attempt(tan: attempt.tan)
+            var retry = await traffic.send(changed)
+            while retry.status.map({ (500...599).contains($0) }) ?? true, ContinuousClock.now < end {
+                try await Task.sleep(for: .milliseconds(500))
+                retry = await traffic.send(changed)
+            }
+            switch retry.status {
+            case 200:
+                findings.retriedAndAccepted += 1
+            case 403:
+                findings.lostTANs += 1
+                Issue.record("a failed upload's keys were not published, and its TAN refused other keys: the TAN was lost")
+            default:
+                Issue.record("a retry with other keys was answered \(retry.status.map(String.init) ?? "not at all") \(retry.errorCode ?? retry.clientError ?? "")")
+            }
+        }
+        return findings
     }
 
     /// The hashes of the TANs verification has spent.
