@@ -80,7 +80,7 @@ else
     # The tests whose verdict depends on time (the statistical comparisons of fake and real answers, and the
     # kill/restart faults) run as a step of their own after the others, so that their output (every round a
     # comparison rejected, every fault's audit) stands apart and a failure there is told from one elsewhere.
-    timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|SubmissionCrashTests|DistributionCrashTests'
+    timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|SubmissionCrashTests|SubmissionKillPointTests|DistributionCrashTests'
     log "running the tests (SQLite and PostgreSQL), the timing and fault tests apart"
     swift test --skip-build --no-parallel --skip "$timing"
     log "running the timing and fault tests: the fake/real latency comparisons and the kill/restart faults"
