@@ -248,6 +248,8 @@ let package = Package(
         .testTarget(name: "SubmissionTests", dependencies: [
             "Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
+            // Reads the entries of published zips to compare trees whose signatures differ.
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ExposureCore", "ExposureProtocol", "ExposureTestSupport",
