@@ -58,6 +58,32 @@ import ZIPFoundation
         return (date, hour, layout.hour(date, hour))
     }
 
+    /// The store on its own, as `treeWriterIsAtomicAndKeepsPublishedFiles` tests the directory: an immutable object
+    /// is kept even when a caller asks to write it again; a name is a file and a folder at once.
+    @Test func theStoreKeepsImmutableObjectsAndTreatsNamesAsFilesAndFolders() async throws {
+        try await MotoServer.run { moto in
+            let client = moto.client(bucket: Self.bucket)
+            try await client.createBucket()
+            let tree = ObjectStoreTreeWriter(client: client, prefix: "p")
+            #expect(try await tree.publish("a/b", Data("one".utf8), immutable: true))
+            #expect(try await !tree.publish("a/b", Data("two".utf8), immutable: true))
+            #expect(try await client.get("p/a/b")?.body == Array("one".utf8))
+            #expect(try await tree.publish("a", Data("[1]".utf8), immutable: false))
+            #expect(try await tree.publish("a", Data("[2]".utf8), immutable: false))
+            #expect(try await client.get("p/a")?.body == Array("[2]".utf8))
+            try await tree.publish("a/c/d", Data("[]".utf8), immutable: false)
+            #expect(try await tree.subfolders("a") == ["b", "c"])
+            #expect(try await tree.isPublished("a/c/d"))
+            #expect(try await !tree.isPublished("a/c"))
+
+            // Listings come in pages: every page is read.
+            #expect(try await client.list(prefix: "p/", pageSize: 2).keys == ["p/a", "p/a/b", "p/a/c/d"])
+            try await tree.publish("z", Data("[]".utf8), immutable: false)
+            try await tree.removeSubtree("a")
+            #expect(try await client.list(prefix: "", pageSize: 1).keys == ["p/z"])
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func publishesTheSameTreeAsToADirectoryWithHeadersForACDN(kind: TestDatabase) async throws {
         try await MotoServer.run { moto in

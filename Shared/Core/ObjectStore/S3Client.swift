@@ -56,13 +56,14 @@ public struct S3Client: Sendable {
     }
 
     /// Every key that starts with `prefix` and, with a `delimiter`, the common prefixes that group the rest: all
-    /// pages of ListObjectsV2.
-    public func list(prefix: String, delimiter: String? = nil) async throws -> S3Listing {
+    /// pages of ListObjectsV2 (`pageSize` keys each; the store's default, 1000 on S3, when nil).
+    public func list(prefix: String, delimiter: String? = nil, pageSize: Int? = nil) async throws -> S3Listing {
         var listing = S3Listing()
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("prefix", prefix)]
             if let delimiter { query.append(("delimiter", delimiter)) }
+            if let pageSize { query.append(("max-keys", "\(pageSize)")) }
             if let token { query.append(("continuation-token", token)) }
             let answer = try await send(.GET, "ListObjectsV2", key: nil, query: query)!
             let page = try S3Listing(xml: String(buffer: answer.body))
