@@ -132,6 +132,7 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -247,6 +248,8 @@ let package = Package(
         .testTarget(name: "SubmissionTests", dependencies: [
             "Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
+            // Reads the entries of published zips to compare trees whose signatures differ.
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ExposureCore", "ExposureProtocol", "ExposureTestSupport",

@@ -5,6 +5,7 @@
 #   scripts/test.sh --filter Verif  # extra arguments go to `swift test` (and leave out the browser test)
 #   TEST_POSTGRES_URL=postgres://user@host:5432/postgres scripts/test.sh   # use your own server
 #   BROWSER_TESTS=0 FUZZ_API=0 scripts/test.sh   # Swift tests only
+#   MOTO_SERVER=/path/to/moto_server scripts/test.sh   # the S3 stand-in of the object-store tests (default: .moto-venv)
 #
 # The throwaway server lives in a temporary directory on a free port, with fsync off, and is removed
 # afterwards. When PostgreSQL is missing and we run as root, the Debian package is installed.
@@ -68,6 +69,20 @@ else
 fi
 # Every PostgreSQL variant of a test must run: a missing server is a failure, not a skip.
 export REQUIRE_POSTGRES=1
+
+# moto (PyPI), a real S3 API for the tests of publishing to an object store, lives in a virtual environment of its
+# own (.moto-venv, made on first use), as schemathesis does in scripts/fuzz-api.sh; MOTO_SERVER tells the tests where
+# it is (set it yourself to use another). Those tests must run: with REQUIRE_MOTO=1 a missing moto is a failure.
+if [[ -z "${MOTO_SERVER:-}" ]]; then
+    moto_venv=.moto-venv
+    if [[ ! -x $moto_venv/bin/moto_server ]]; then
+        log "installing moto into $moto_venv"
+        python3 -m venv "$moto_venv"
+        "$moto_venv/bin/pip" install -q 'moto[server]>=5.1,<6'
+    fi
+    export MOTO_SERVER="$PWD/$moto_venv/bin/moto_server"
+fi
+export REQUIRE_MOTO=1
 
 log "building"
 swift build --build-tests

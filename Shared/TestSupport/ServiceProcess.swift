@@ -15,10 +15,16 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` with `arguments` and exactly `environment` (plus PATH), logging to a temporary file.
-    public init(_ executable: String, arguments: [String] = ["serve"], environment: [String: String]) throws {
+    public convenience init(_ executable: String, arguments: [String] = ["serve"], environment: [String: String]) throws {
+        try self.init(executableURL: Self.productsDirectory.appendingPathComponent(executable), arguments: arguments, environment: environment)
+    }
+
+    /// Starts any program (a stand-in server such as moto) the same way.
+    public init(executableURL: URL, arguments: [String], environment: [String: String]) throws {
+        let executable = executableURL.lastPathComponent
         name = executable
         process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
+        process.executableURL = executableURL
         process.arguments = arguments
         var variables = environment
         variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]

@@ -16,12 +16,12 @@ public enum ExportFileRoutes {
                 throw APIError.notFound()
             }
             guard let data = try? writer.read(path) else { throw APIError.notFound() }
-            let isZip = data.starts(with: [0x50, 0x4B])
-            let isKeyFile = isZip && !path.hasSuffix("/app_config")
+            let contentType = ExportFileHeaders.contentType(of: data)
+            let isKeyFile = contentType == "application/zip" && !path.hasSuffix("/app_config")
             return Response(
                 status: .ok,
                 headers: [
-                    .contentType: isZip ? "application/zip" : "application/json",
+                    .contentType: contentType,
                     .cacheControl: isKeyFile ? "public, max-age=86400" : "public, max-age=300",
                 ],
                 body: .init(byteBuffer: ByteBuffer(bytes: data))

@@ -15,7 +15,7 @@ struct DistributeCommand: AsyncParsableCommand, SettingsCommand {
         let configuration = try settings.read { try SubmissionConfiguration($0) }
         let logger = Logger(label: "exposure.submission")
         if let report = try await SubmissionService.distribute(configuration, environment: ServiceEnvironment(logger: logger)) {
-            print("Published to \(configuration.distribution.exportDirectory.path): \(report.filesWritten) new file(s), "
+            print("Published to \(configuration.distribution.tree.location): \(report.filesWritten) new file(s), "
                 + "\(report.keysPublished) key(s) in new hourly files, \(report.keysPending) key(s) held back for later hours.")
         } else {
             print("Another replica is running the distribution; nothing done.")

@@ -4,8 +4,11 @@ import Foundation
 
 /// The distribution job's settings (see docs/operations.md, "Distribution").
 public struct DistributionConfiguration: Sendable {
-    /// Where the CDN tree is written (`EXPORT_DIR`, default `data/exports`).
+    /// Where the CDN tree is written (`EXPORT_DIR`, default `data/exports`) unless it goes to an object store;
+    /// the lock that keeps two runs apart on SQLite is a file here in either case.
     public var exportDirectory: URL
+    /// The S3-compatible store the tree is published to instead (`EXPORT_S3_*`); nil = `exportDirectory`.
+    public var objectStore: ObjectStoreConfiguration?
     /// `SIGNING_KEY_FILE`; nil = a development key at `developmentKeyPath`.
     public var signingKeyFile: String?
     public var developmentKeyPath: String
@@ -32,6 +35,7 @@ public struct DistributionConfiguration: Sendable {
         includeIncompleteHours = try settings.bool("DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS", default: false)
         let data = settings.string("DATA_DIR", default: "data")
         exportDirectory = URL(fileURLWithPath: settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
+        objectStore = try ObjectStoreConfiguration(settings)
         signingKeyFile = settings.optionalString("SIGNING_KEY_FILE")
         developmentKeyPath = data + "/export-signing-key.pem"
         self.country = country
@@ -58,7 +62,17 @@ public struct DistributionConfiguration: Sendable {
             appConfigurationJSON = AppConfigurationFile.defaultJSON
         }
         interval = try settings.duration("DISTRIBUTION_INTERVAL", default: .seconds(3600))
-        serveExports = try settings.bool("SERVE_EXPORTS", default: serveExportsByDefault)
+        // `serve`'s routes read the local directory, which stays empty when the tree goes to a store.
+        serveExports = try settings.bool("SERVE_EXPORTS", default: serveExportsByDefault && objectStore == nil)
+        if serveExports, objectStore != nil {
+            throw ConfigurationError(variable: "SERVE_EXPORTS", reason: "cannot serve the tree from EXPORT_DIR while it is published to an object store (EXPORT_S3_ENDPOINT): let the store or its CDN serve it")
+        }
+    }
+
+    /// Where runs publish the tree.
+    public var tree: any ExportTreeStore {
+        if let objectStore { return objectStore.tree }
+        return ExportTreeWriter(root: exportDirectory)
     }
 
     public var layout: ExportTreeLayout { ExportTreeLayout(country: country) }

@@ -27,15 +27,16 @@ public struct Distributor: Sendable {
     let store: DistributionStore
     let database: Database
     let signer: ExportSigner
-    let writer: ExportTreeWriter
+    let tree: any ExportTreeStore
     let logger: Logger
 
-    public init(configuration: DistributionConfiguration, database: Database, signer: ExportSigner, logger: Logger) {
+    /// - Parameter tree: where to publish; by default where the configuration says (`EXPORT_DIR` or `EXPORT_S3_*`).
+    public init(configuration: DistributionConfiguration, database: Database, signer: ExportSigner, tree: (any ExportTreeStore)? = nil, logger: Logger) {
         self.configuration = configuration
         self.database = database
         self.store = DistributionStore(database: database, minimumRiskLevel: configuration.minimumRiskLevel, lookbackDays: configuration.lookbackDays)
         self.signer = signer
-        self.writer = ExportTreeWriter(root: configuration.exportDirectory)
+        self.tree = tree ?? configuration.tree
         self.logger = logger
     }
 
@@ -59,14 +60,13 @@ public struct Distributor: Sendable {
         // Files published already stay as they are, so their keys are not read: an hourly run reads the keys still
         // waiting and those of the files it writes, not the whole window (a million keys at national scale).
         let plannedThroughHour = try await store.plannedThroughHour()
-        let published = try await NIOThreadPool.singleton.runIfActive {
-            planner.publishedFiles(now: now, plannedThroughHour: plannedThroughHour, exists: writer.exists)
-        }
+        let published = try await publishedFiles(planner.keptFileCandidates(now: now, plannedThroughHour: plannedThroughHour))
         let state = try await store.state(now: now, placedHours: planner.hoursToRead(now: now, publishedFiles: published))
         let plan = try await NIOThreadPool.singleton.runIfActive { planner.plan(state, now: now, publishedFiles: published) }
         try await store.record(plan.placements, plannedThroughHour: plan.plannedThroughHour)
-        let report = try await NIOThreadPool.singleton.runIfActive { try publish(plan, keysRead: state.keyCount) }
+        let report = try await publish(plan, keysRead: state.keyCount)
         logger.info("distribution run finished", metadata: [
+            "tree": "\(tree.location)",
             "read": "\(report.keysRead)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
             "kept": "\(report.filesAlreadyPublished)", "removed": "\(report.foldersRemoved)",
             "duration": "\(ContinuousClock.now - start)",
@@ -74,10 +74,21 @@ public struct Distributor: Sendable {
         return report
     }
 
+    /// Those of `candidates` that are out, asked of the tree one by one (a HEAD each on an object store; some 60).
+    private func publishedFiles(_ candidates: [String]) async throws -> Set<String> {
+        var published = Set<String>()
+        for path in candidates where try await tree.isPublished(path) {
+            published.insert(path)
+        }
+        return published
+    }
+
     /// Everything after the plan is recorded: write the files, apply retention.
-    private func publish(_ plan: DistributionPlan, keysRead: Int) throws -> DistributionReport {
-        try FileManager.default.createDirectory(at: configuration.exportDirectory, withIntermediateDirectories: true)
-        writer.removeTemporaryFiles()
+    ///
+    /// The first write that fails ends the run with its error, before any index that would name what it did not
+    /// write: the published tree stays as the last complete run left it, and the next run writes what is missing.
+    private func publish(_ plan: DistributionPlan, keysRead: Int) async throws -> DistributionReport {
+        try await tree.prepareRun()
         var report = DistributionReport(keysRead: keysRead, keysPending: plan.pendingKeys, filesAlreadyPublished: plan.keptFiles)
         let batcher = ExportBatches(maxKeysPerFile: configuration.maxKeysPerFile)
         let layout = configuration.layout
@@ -91,25 +102,22 @@ public struct Distributor: Sendable {
             for (offset, batch) in batches.enumerated().reversed() {
                 let number = offset + 1
                 let path = number == 1 ? bundle.path : layout.part(bundle.path, number)
-                let zip = try ExportArchive.make(
-                    keys: batch,
-                    batch: .init(startTimestamp: bundle.start, endTimestamp: bundle.end, region: configuration.country,
-                                 batchNumber: Int32(number), batchSize: Int32(batches.count)),
-                    signer: signer
-                )
+                let info = ExportArchive.Batch(startTimestamp: bundle.start, endTimestamp: bundle.end, region: configuration.country,
+                                               batchNumber: Int32(number), batchSize: Int32(batches.count))
+                let zip = try await NIOThreadPool.singleton.runIfActive { [signer] in try ExportArchive.make(keys: batch, batch: info, signer: signer) }
                 if number == 1, batches.count > 1 {
-                    try writer.write(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: immutable)
+                    try await tree.publish(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: immutable)
                 }
-                if try writer.write(path, zip, immutable: immutable) { report.filesWritten += 1 }
+                if try await tree.publish(path, zip, immutable: immutable) { report.filesWritten += 1 }
             }
             if bundle.path.contains("/hour/") { report.keysPublished += bundle.keys.count }
         }
         for (path, json) in plan.indexes {
-            try writer.write(path, Data(json), immutable: false)
+            try await tree.publish(path, Data(json), immutable: false)
         }
         let appConfiguration = try AppConfigurationFile.parse(json: configuration.appConfigurationJSON)
-        try writer.write(layout.appConfig, try AppConfigurationFile.make(appConfiguration, signer: signer), immutable: false)
-        report.foldersRemoved = try applyRetention(plan)
+        try await tree.publish(layout.appConfig, try AppConfigurationFile.make(appConfiguration, signer: signer), immutable: false)
+        report.foldersRemoved = try await applyRetention(plan)
 
         Counter(label: "distribution_runs_total").increment()
         Gauge(label: "distribution_keys_pending").record(plan.pendingKeys)
@@ -118,20 +126,27 @@ public struct Distributor: Sendable {
     }
 
     /// Dates older than the daily window go entirely; hours are kept for today and yesterday only.
-    private func applyRetention(_ plan: DistributionPlan) throws -> Int {
+    private func applyRetention(_ plan: DistributionPlan) async throws -> Int {
         let layout = configuration.layout
         let keepDays = Set(plan.publishedDates + plan.hourlyDates)
         let keepHours = Set(plan.hourlyDates)
         var removed = 0
-        for date in writer.children(layout.dateIndex) {
+        for date in try await tree.subfolders(layout.dateIndex) {
             if !keepDays.contains(date) {
-                try writer.remove(layout.day(date))
+                try await tree.removeSubtree(layout.day(date))
                 removed += 1
-            } else if !keepHours.contains(date), !writer.children(layout.hourIndex(date)).isEmpty || writer.exists(layout.hourIndex(date)) {
-                try writer.remove(layout.hourIndex(date))
+            } else if !keepHours.contains(date), try await hasHours(date) {
+                try await tree.removeSubtree(layout.hourIndex(date))
                 removed += 1
             }
         }
         return removed
+    }
+
+    /// Whether a date still has hourly files or their index.
+    private func hasHours(_ date: String) async throws -> Bool {
+        let hourIndex = configuration.layout.hourIndex(date)
+        if try await !tree.subfolders(hourIndex).isEmpty { return true }
+        return try await tree.isPublished(hourIndex)
     }
 }

@@ -81,14 +81,17 @@ public struct DistributionPlanner: Sendable {
     /// read their keys. Before the first run (`plannedThroughHour` nil) every file found is kept, as an earlier
     /// version of the service published it.
     public func publishedFiles(now: Date, plannedThroughHour: Int64?, exists: (String) -> Bool) -> Set<String> {
-        var published = Set<String>()
-        for file in keyFiles(now: now) where file.isComplete {
+        Set(keptFileCandidates(now: now, plannedThroughHour: plannedThroughHour).filter(exists))
+    }
+
+    /// The paths `publishedFiles` asks `exists` about, for a caller that looks them up asynchronously (an object
+    /// store): the complete key files no later run changes.
+    public func keptFileCandidates(now: Date, plannedThroughHour: Int64?) -> [String] {
+        keyFiles(now: now).filter { file in
             // An hour after the planned one is open: a file there is the running hour's, written in development
             // mode, which this run replaces.
-            if file.isHourly, let plannedThroughHour, file.hours.lowerBound > plannedThroughHour { continue }
-            if exists(file.path) { published.insert(file.path) }
-        }
-        return published
+            file.isComplete && !(file.isHourly && plannedThroughHour.map { file.hours.lowerBound > $0 } == true)
+        }.map(\.path)
     }
 
     /// The hours whose placed keys a run needs: those of every key file it writes, that is every file of the window

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Writes the export tree to a directory that a static server or CDN origin serves.
+/// Writes the export tree to a directory that a static server or CDN origin serves (the default `ExportTreeStore`;
+/// `ObjectStoreTreeWriter` is the other).
 ///
 /// A name is both a file and a folder, so a file's content goes to `<path>/index`. Every write goes to a temporary
 /// name in the same folder and is renamed into place, so a reader (or a run killed midway) never sees half a
