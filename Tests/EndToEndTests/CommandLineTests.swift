@@ -9,6 +9,8 @@ import Testing
     /// Every command of every executable, as its words.
     static let commands: [(String, [String])] = [
         ("verification-service", []), ("verification-service", ["serve"]), ("verification-service", ["migrate"]),
+        ("verification-service", ["healthcheck"]), ("testresult-service", ["healthcheck"]), ("submission-service", ["healthcheck"]),
+        ("portal-service", ["healthcheck"]),
         ("testresult-service", []), ("testresult-service", ["serve"]), ("testresult-service", ["migrate"]),
         ("testresult-service", ["labs"]), ("testresult-service", ["labs", "add"]), ("testresult-service", ["labs", "add-cert"]),
         ("testresult-service", ["labs", "list"]), ("testresult-service", ["labs", "revoke"]),
