@@ -14,7 +14,8 @@ final class EndToEndStack: @unchecked Sendable {
     let officer: (user: String, password: String)
     let exportPublicKeyFile: URL
     private(set) var processes: [String: ServiceProcess] = [:]
-    private let environments: [String: [String: String]]
+    /// Each executable's environment, as its processes get it (a command run beside them, `healthcheck`, uses it too).
+    let environments: [String: [String: String]]
 
     var verification: String { "http://127.0.0.1:\(ports["verification"]!)" }
     var verificationInternal: String { "http://127.0.0.1:\(ports["verification-internal"]!)" }
@@ -147,6 +148,20 @@ final class EndToEndStack: @unchecked Sendable {
             throw error
         }
         return stack
+    }
+
+    /// What `exposure-suite demo` needs to tell the whole story against this stack.
+    var demoEnvironment: [String: String] {
+        [
+            "DEMO_VERIFICATION_URL": verification,
+            "DEMO_TESTRESULT_URL": testResultLabs,
+            "DEMO_SUBMISSION_URL": submission,
+            "DEMO_LAB_API_KEY": labKey,
+            "DEMO_PORTAL_URL": portal,
+            "DEMO_OFFICER_USER": officer.user,
+            "DEMO_OFFICER_PASSWORD": officer.password,
+            "DEMO_EXPORT_PUBLIC_KEY_FILE": exportPublicKeyFile.path,
+        ]
     }
 
     /// (Re)starts one service and waits until it is ready.
