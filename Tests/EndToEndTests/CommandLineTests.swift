@@ -20,7 +20,7 @@ import Testing
         ("portal-service", ["users", "add"]), ("portal-service", ["users", "list"]), ("portal-service", ["users", "disable"]),
         ("portal-service", ["users", "enable"]), ("portal-service", ["users", "set-password"]), ("portal-service", ["audit"]),
         ("portal-service", ["signing-key"]),
-        ("exposure-suite", []), ("exposure-suite", ["serve"]), ("exposure-suite", ["demo"]),
+        ("exposure-suite", []), ("exposure-suite", ["serve"]), ("exposure-suite", ["demo"]), ("exposure-suite", ["healthcheck"]),
     ]
 
     static let executables = ["verification-service", "testresult-service", "submission-service", "portal-service", "exposure-suite"]

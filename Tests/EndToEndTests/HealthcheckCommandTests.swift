@@ -40,6 +40,34 @@ import Testing
         }
     }
 
+    /// `exposure-suite healthcheck` asks the four services of a suite where its layout puts them (here every port
+    /// moved by the suite's prefixed variables), and fails once they are gone.
+    @Test func theSuiteAsksAllFour() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("suite-health-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        var environment = ["DATA_DIR": data.path, "LOG_LEVEL": "error", "PORTAL_BCRYPT_COST": "4"]
+        for variable in [
+            "VERIFICATION_PORT", "VERIFICATION_INTERNAL_PORT", "VERIFICATION_MANAGEMENT_PORT", "TESTRESULT_PORT", "TESTRESULT_INTERNAL_PORT",
+            "TESTRESULT_MANAGEMENT_PORT", "SUBMISSION_PORT", "SUBMISSION_MANAGEMENT_PORT", "PORTAL_PORT", "PORTAL_MANAGEMENT_PORT",
+        ] {
+            environment[variable] = "\(ServiceProcess.freePort())"
+        }
+        let suite = try ServiceProcess("exposure-suite", arguments: ["serve"], environment: environment)
+        for variable in ["TESTRESULT_MANAGEMENT_PORT", "VERIFICATION_MANAGEMENT_PORT", "SUBMISSION_MANAGEMENT_PORT", "PORTAL_MANAGEMENT_PORT"] {
+            try await suite.waitUntilReady("http://127.0.0.1:\(environment[variable]!)/health/ready")
+        }
+        let ready = try ServiceProcess.capture("exposure-suite", ["healthcheck"], environment: environment, timeout: .seconds(20))
+        #expect(ready.status == 0, "\(ready.standardError)")
+        #expect(ready.standardOutput == "suite: ready: testresult, verification, submission, portal answered 200\n")
+
+        suite.kill()
+        let gone = try ServiceProcess.capture("exposure-suite", ["healthcheck", "--live"], environment: environment, timeout: .seconds(20))
+        #expect(gone.status == 1)
+        #expect(gone.standardError.hasPrefix("suite: not live: testresult: GET http://127.0.0.1:\(environment["TESTRESULT_MANAGEMENT_PORT"]!)/health/live failed: "))
+        #expect(gone.standardError.contains("; portal: GET "))
+        #expect(gone.standardError.split(separator: "\n").count == 1, "\(gone.standardError)")
+    }
+
     /// The settings `serve` takes are the healthcheck's too, as flags; an invalid one exits 1 (not 2, which Docker
     /// reserves in health checks), a bad `--timeout` is wrong words (64).
     @Test func settingsAndWrongWords() throws {

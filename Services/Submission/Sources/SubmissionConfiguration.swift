@@ -3,6 +3,9 @@ import Foundation
 
 /// Everything the submission service reads from its environment (see docs/operations.md).
 public struct SubmissionConfiguration: Sendable {
+    /// `MANAGEMENT_PORT` when unset; the all-in-one suite's `healthcheck` asks it too.
+    public static let defaultManagementPort = 8032
+
     public var common: CommonSettings
     /// The app-facing listener (`PORT`, default 8030).
     public var listener: ListenerAddress
@@ -30,7 +33,7 @@ public struct SubmissionConfiguration: Sendable {
         // A real submission holds its connection from the first insert to the commit, across the call to
         // verification, so the pool is how many submissions can wait for verification at once, and so how many
         // TANs can share one request there (`TANVerifier`). PostgreSQL opens them on demand; SQLite uses at most 4.
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: 8032)
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: Self.defaultManagementPort)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")

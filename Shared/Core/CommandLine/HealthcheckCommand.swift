@@ -15,42 +15,25 @@ public struct HealthcheckCommand<Service: ServiceDefinition>: AsyncParsableComma
         )
     }
 
-    @Flag(help: "Ask /health/live (the process answers) instead of /health/ready (its database and the services it calls answer).")
-    public var live = false
-
-    @Option(help: ArgumentHelp("The longest the check may take, connecting included: 250ms, 5s, …", valueName: "duration"))
-    public var timeout = "5s"
-
+    @OptionGroup public var options: HealthcheckOptions
     @OptionGroup public var settings: SettingsOptions
 
     public init() {}
 
-    public func validate() throws {
-        guard let duration = Settings.parseDuration(timeout), duration > .zero else {
-            throw ValidationError("--timeout takes a duration such as 250ms or 5s, not '\(timeout)'")
-        }
-    }
-
     public func run() async throws {
-        let name = "\(Service.name) healthcheck"
-        let state = live ? "live" : "ready"
         let configuration: Service.Configuration
         do {
             configuration = try settings.read(setUpLogging: false, Service.configuration)
         } catch let error as ConfigurationError {
-            FileHandle.standardError.write(Data("\(name): \(error.description)\n".utf8))
+            FileHandle.standardError.write(Data("\(Service.name) healthcheck: \(error.description)\n".utf8))
             throw ExitCode.failure
         }
-        let probe = HealthProbe(
-            listener: configuration.common.managementListener,
-            route: live ? .live : .ready,
-            timeout: Settings.parseDuration(timeout) ?? .seconds(5)
-        )
+        let probe = HealthProbe(listener: configuration.common.managementListener, route: options.route, timeout: options.duration)
         let outcome = await probe.run()
         guard outcome.healthy else {
-            FileHandle.standardError.write(Data("\(Service.name): not \(state): \(outcome.message)\n".utf8))
+            FileHandle.standardError.write(Data("\(Service.name): not \(options.state): \(outcome.message)\n".utf8))
             throw ExitCode.failure
         }
-        print("\(Service.name): \(state): \(outcome.message)")
+        print("\(Service.name): \(options.state): \(outcome.message)")
     }
 }

@@ -16,6 +16,11 @@ public struct HealthProbe: Sendable {
     public struct Outcome: Sendable, Equatable {
         public let healthy: Bool
         public let message: String
+
+        public init(healthy: Bool, message: String) {
+            self.healthy = healthy
+            self.message = message
+        }
     }
 
     public let url: String
