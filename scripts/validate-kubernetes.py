@@ -5,8 +5,8 @@ kubectl is not installed where the tests run, so this applies the parts of kusto
 namespace, labels, images, replicas, JSON 6902 patches) and refuses any other field, rather than render something
 kustomize would not. Then every object is validated against the Kubernetes schemas (kubernetes-validate, strict: an
 unknown field fails), and the objects are checked against each other, which no schema does: every selector selects a
-pod, every port named exists, every secret file a setting names is mounted, every container runs as the restricted
-Pod Security Standard asks.
+pod, every port named exists, network policies open only ports pods listen on and internal ports only to named pods,
+every secret file a setting names is mounted, every container runs as the restricted Pod Security Standard asks.
 
     scripts/validate-kubernetes.py [--kubernetes-version 1.30.0 ...] [DIRECTORY ...]
 
@@ -218,7 +218,21 @@ def check_consistency(objects, name):
         elif kind == "NetworkPolicy":
             if item["spec"]["podSelector"] and not selected(item["spec"]["podSelector"]):
                 problems.append(f"{where(item)}: selects no pod")
+            # A port the policy opens that no selected pod listens on is a typo, and the real port stays shut.
+            listening = {port["containerPort"] for _, spec in selected(item["spec"]["podSelector"]) for container in spec["containers"]
+                         for port in container.get("ports", [])}
+            # Internal listeners answer only the services named for them: a rule that opens one to every peer, or to
+            # peers outside the namespace, undoes that.
+            internal = {port["containerPort"] for _, spec in selected(item["spec"]["podSelector"]) for container in spec["containers"]
+                        for port in container.get("ports", []) if port.get("name") == "internal"}
             for rule in item["spec"].get("ingress", []):
+                opened = {port.get("port") for port in rule.get("ports", [])} if rule.get("ports") else listening
+                peers = rule.get("from", [])
+                if opened & internal and (not peers or any(set(peer) != {"podSelector"} or not peer["podSelector"] for peer in peers)):
+                    problems.append(f"{where(item)}: opens the internal port(s) {sorted(opened & internal)} to more than named pods of this namespace")
+                for port in rule.get("ports", []):
+                    if isinstance(port.get("port"), int) and port["port"] not in listening:
+                        problems.append(f"{where(item)}: opens port {port['port']}, on which no pod it selects listens")
                 for peer in rule.get("from", []):
                     if peer.get("podSelector") and not selected(peer["podSelector"]):
                         problems.append(f"{where(item)}: admits pods that do not exist: {peer['podSelector']}")
