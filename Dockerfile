@@ -23,12 +23,14 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates tzdata libsqlite3-0 \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --create-home --home-dir /var/lib/exposure exposure
+ && groupadd --system --gid 10001 exposure \
+ && useradd --system --uid 10001 --gid exposure --create-home --home-dir /var/lib/exposure exposure
 COPY --from=build /out/ /usr/local/bin/
 # Mount points for docker-compose.yml's volumes: a new named volume takes the owner of the directory it is mounted
 # on, so the services, which do not run as root, can write their keys and the export tree there.
 RUN mkdir -p /keys /exports && chown exposure:exposure /keys /exports
-USER exposure
+# By number, so that Kubernetes can verify runAsNonRoot (deploy/kubernetes runs the pods as 10001).
+USER 10001:10001
 WORKDIR /var/lib/exposure
 ENV BIND_HOST=0.0.0.0 LOG_FORMAT=json
 EXPOSE 8010 8011 8012 8020 8021 8022 8030 8032 8040 8042

@@ -4,7 +4,7 @@
 #   scripts/test.sh                 # starts a throwaway PostgreSQL, runs all tests, stops it
 #   scripts/test.sh --filter Verif  # extra arguments go to `swift test` (and leave out the browser test)
 #   TEST_POSTGRES_URL=postgres://user@host:5432/postgres scripts/test.sh   # use your own server
-#   BROWSER_TESTS=0 FUZZ_API=0 scripts/test.sh   # Swift tests only
+#   BROWSER_TESTS=0 FUZZ_API=0 KUBERNETES_VALIDATE=0 scripts/test.sh   # Swift tests only
 #   MOTO_SERVER=/path/to/moto_server scripts/test.sh   # the S3 stand-in of the object-store tests (default: .moto-venv)
 #
 # The throwaway server lives in a temporary directory on a free port, with fsync off, and is removed
@@ -69,6 +69,12 @@ else
 fi
 # Every PostgreSQL variant of a test must run: a missing server is a failure, not a skip.
 export REQUIRE_POSTGRES=1
+
+# The Kubernetes manifests against the Kubernetes schemas, first: it takes seconds and needs no build.
+if [[ $# -eq 0 && "${KUBERNETES_VALIDATE:-1}" != 0 ]]; then
+    log "validating the Kubernetes manifests (KUBERNETES_VALIDATE=0 leaves it out)"
+    scripts/validate-kubernetes.sh
+fi
 
 # moto (PyPI), a real S3 API for the tests of publishing to an object store, lives in a virtual environment of its
 # own (.moto-venv, made on first use), as schemathesis does in scripts/fuzz-api.sh; MOTO_SERVER tells the tests where

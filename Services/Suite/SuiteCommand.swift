@@ -11,7 +11,7 @@ struct SuiteCommand: AsyncParsableCommand {
         commandName: "exposure-suite",
         abstract: "All four ExposureSuite services in one process, on SQLite files in ./data.",
         version: ExposureSuite.version,
-        subcommands: [Serve.self, Demo.self],
+        subcommands: [Serve.self, Demo.self, Healthcheck.self],
         defaultSubcommand: Serve.self
     )
 
@@ -34,6 +34,30 @@ struct SuiteCommand: AsyncParsableCommand {
         func run() async throws {
             try logging.bootstrap()
             try await SuiteLauncher.serve(environment: ProcessInfo.processInfo.environment)
+        }
+    }
+
+    struct Healthcheck: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "healthcheck",
+            abstract: "Ask every service's management listener whether it is ready (or live); exit 0 if all are, 1 if not."
+        )
+        @OptionGroup var options: HealthcheckOptions
+
+        func run() async throws {
+            let outcome: HealthProbe.Outcome
+            do {
+                outcome = try await SuiteHealthcheck.run(environment: ProcessInfo.processInfo.environment, options: options)
+            } catch let error as ConfigurationError {
+                // Exit 1, not 2, as the services' healthcheck: Docker reserves 2 in health checks.
+                FileHandle.standardError.write(Data("exposure-suite healthcheck: \(error.description)\n".utf8))
+                throw ExitCode.failure
+            }
+            guard outcome.healthy else {
+                FileHandle.standardError.write(Data("suite: not \(options.state): \(outcome.message)\n".utf8))
+                throw ExitCode.failure
+            }
+            print("suite: \(options.state): \(outcome.message)")
         }
     }
 

@@ -10,12 +10,16 @@ struct SuiteLayout {
     let bindHost: String
     let processEnvironment: [String: String]
 
-    init(environment: [String: String]) throws {
+    /// - Parameter createDataDirectory: whether to create `DATA_DIR` (a command that only reads the layout,
+    ///   `healthcheck`, writes nothing).
+    init(environment: [String: String], createDataDirectory: Bool = true) throws {
         let data = environment["DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
         dataDirectory = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
         bindHost = environment["BIND_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         processEnvironment = environment
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        if createDataDirectory {
+            try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        }
     }
 
     /// The environment one service sees: shared settings, the suite's defaults, then the operator's overrides.

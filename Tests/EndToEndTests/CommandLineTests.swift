@@ -9,6 +9,8 @@ import Testing
     /// Every command of every executable, as its words.
     static let commands: [(String, [String])] = [
         ("verification-service", []), ("verification-service", ["serve"]), ("verification-service", ["migrate"]),
+        ("verification-service", ["healthcheck"]), ("testresult-service", ["healthcheck"]), ("submission-service", ["healthcheck"]),
+        ("portal-service", ["healthcheck"]),
         ("testresult-service", []), ("testresult-service", ["serve"]), ("testresult-service", ["migrate"]),
         ("testresult-service", ["labs"]), ("testresult-service", ["labs", "add"]), ("testresult-service", ["labs", "add-cert"]),
         ("testresult-service", ["labs", "list"]), ("testresult-service", ["labs", "revoke"]),
@@ -18,7 +20,7 @@ import Testing
         ("portal-service", ["users", "add"]), ("portal-service", ["users", "list"]), ("portal-service", ["users", "disable"]),
         ("portal-service", ["users", "enable"]), ("portal-service", ["users", "set-password"]), ("portal-service", ["audit"]),
         ("portal-service", ["signing-key"]),
-        ("exposure-suite", []), ("exposure-suite", ["serve"]), ("exposure-suite", ["demo"]),
+        ("exposure-suite", []), ("exposure-suite", ["serve"]), ("exposure-suite", ["demo"]), ("exposure-suite", ["healthcheck"]),
     ]
 
     static let executables = ["verification-service", "testresult-service", "submission-service", "portal-service", "exposure-suite"]

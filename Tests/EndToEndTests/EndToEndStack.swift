@@ -10,11 +10,13 @@ final class EndToEndStack: @unchecked Sendable {
     let directory: URL
     let ports: [String: Int]
     let databases: [String: DatabaseURL]
+    let labID: String
     let labKey: String
     let officer: (user: String, password: String)
     let exportPublicKeyFile: URL
     private(set) var processes: [String: ServiceProcess] = [:]
-    private let environments: [String: [String: String]]
+    /// Each executable's environment, as its processes get it (a command run beside them, `healthcheck`, uses it too).
+    let environments: [String: [String: String]]
 
     var verification: String { "http://127.0.0.1:\(ports["verification"]!)" }
     var verificationInternal: String { "http://127.0.0.1:\(ports["verification-internal"]!)" }
@@ -23,12 +25,13 @@ final class EndToEndStack: @unchecked Sendable {
     var portal: String { "http://127.0.0.1:\(ports["portal"]!)" }
 
     private init(
-        directory: URL, ports: [String: Int], databases: [String: DatabaseURL], labKey: String, officer: (String, String),
+        directory: URL, ports: [String: Int], databases: [String: DatabaseURL], labID: String, labKey: String, officer: (String, String),
         exportPublicKeyFile: URL, environments: [String: [String: String]]
     ) {
         self.directory = directory
         self.ports = ports
         self.databases = databases
+        self.labID = labID
         self.labKey = labKey
         self.officer = officer
         self.exportPublicKeyFile = exportPublicKeyFile
@@ -97,7 +100,10 @@ final class EndToEndStack: @unchecked Sendable {
         guard signing.status == 0, let portalPublicKey = signing.output.split(separator: "\n").last(where: { $0.hasSuffix(".pub.pem") }) else {
             throw ServiceProcessError.exited("portal-service signing-key", signing.status, signing.output)
         }
-        let officerOutput = try ServiceProcess.run("portal-service", ["users", "add", "e2e-officer", "--roles", "c19hotline"], environment: portalEnvironment)
+        // Names of this stack's own, so that a stack can start on databases another one used (a restored backup).
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let officerName = "e2e-officer-\(suffix)", labID = "e2e-lab-\(suffix)"
+        let officerOutput = try ServiceProcess.run("portal-service", ["users", "add", officerName, "--roles", "c19hotline"], environment: portalEnvironment)
         guard officerOutput.status == 0, let passwordLine = officerOutput.output.split(separator: "\n").first(where: { $0.contains("shown only once") }),
               let password = passwordLine.split(separator: " ").last else {
             throw ServiceProcessError.exited("portal-service users add", officerOutput.status, officerOutput.output)
@@ -128,13 +134,13 @@ final class EndToEndStack: @unchecked Sendable {
         for (executable, variables) in overrides {
             environments[executable, default: base].merge(variables) { $1 }
         }
-        let labs = try ServiceProcess.run("testresult-service", ["labs", "add", "e2e-lab"], environment: environments["testresult-service"]!)
+        let labs = try ServiceProcess.run("testresult-service", ["labs", "add", labID], environment: environments["testresult-service"]!)
         guard labs.status == 0, let key = labs.output.split(whereSeparator: \.isWhitespace).first(where: { $0.hasPrefix("lab_") && $0.count == 47 }) else {
             throw ServiceProcessError.exited("testresult-service labs add", labs.status, labs.output)
         }
         let stack = EndToEndStack(
-            directory: directory, ports: ports, databases: databases, labKey: String(key),
-            officer: ("e2e-officer", String(password)), exportPublicKeyFile: publicKeyFile,
+            directory: directory, ports: ports, databases: databases, labID: labID, labKey: String(key),
+            officer: (officerName, String(password)), exportPublicKeyFile: publicKeyFile,
             environments: environments
         )
         do {
@@ -147,6 +153,20 @@ final class EndToEndStack: @unchecked Sendable {
             throw error
         }
         return stack
+    }
+
+    /// What `exposure-suite demo` needs to tell the whole story against this stack.
+    var demoEnvironment: [String: String] {
+        [
+            "DEMO_VERIFICATION_URL": verification,
+            "DEMO_TESTRESULT_URL": testResultLabs,
+            "DEMO_SUBMISSION_URL": submission,
+            "DEMO_LAB_API_KEY": labKey,
+            "DEMO_PORTAL_URL": portal,
+            "DEMO_OFFICER_USER": officer.user,
+            "DEMO_OFFICER_PASSWORD": officer.password,
+            "DEMO_EXPORT_PUBLIC_KEY_FILE": exportPublicKeyFile.path,
+        ]
     }
 
     /// (Re)starts one service and waits until it is ready.

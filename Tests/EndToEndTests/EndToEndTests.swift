@@ -9,16 +9,7 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func theDemoStoryHoldsAgainstSeparateProcesses(kind: TestDatabase) async throws {
         try await EndToEndStack.run(on: kind) { stack in
-            let environment = [
-                "DEMO_VERIFICATION_URL": stack.verification,
-                "DEMO_TESTRESULT_URL": stack.testResultLabs,
-                "DEMO_SUBMISSION_URL": stack.submission,
-                "DEMO_LAB_API_KEY": stack.labKey,
-                "DEMO_PORTAL_URL": stack.portal,
-                "DEMO_OFFICER_USER": stack.officer.user,
-                "DEMO_OFFICER_PASSWORD": stack.officer.password,
-                "DEMO_EXPORT_PUBLIC_KEY_FILE": stack.exportPublicKeyFile.path,
-            ]
+            let environment = stack.demoEnvironment
             let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: environment)
             #expect(demo.status == 0, "\(demo.output)\n\(stack.logs)")
             #expect(demo.output.contains("is the same use of the TAN: 200"))

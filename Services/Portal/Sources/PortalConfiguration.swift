@@ -3,6 +3,9 @@ import Foundation
 
 /// Everything the portal reads from its environment (see docs/operations.md).
 public struct PortalConfiguration: Sendable {
+    /// `MANAGEMENT_PORT` when unset; the all-in-one suite's `healthcheck` asks it too.
+    public static let defaultManagementPort = 8042
+
     public var common: CommonSettings
     /// The officers' listener (`PORT`, default 8040).
     public var listener: ListenerAddress
@@ -55,7 +58,7 @@ public struct PortalConfiguration: Sendable {
     public var cleanupInterval: Duration
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/portal.db", managementPort: 8042)
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/portal.db", managementPort: Self.defaultManagementPort)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8040))
         publicURL = try settings.url("PUBLIC_URL", default: "http://localhost:8040")
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")

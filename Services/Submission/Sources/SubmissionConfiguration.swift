@@ -3,6 +3,9 @@ import Foundation
 
 /// Everything the submission service reads from its environment (see docs/operations.md).
 public struct SubmissionConfiguration: Sendable {
+    /// `MANAGEMENT_PORT` when unset; the all-in-one suite's `healthcheck` asks it too.
+    public static let defaultManagementPort = 8032
+
     public var common: CommonSettings
     /// The app-facing listener (`PORT`, default 8030).
     public var listener: ListenerAddress
@@ -32,7 +35,7 @@ public struct SubmissionConfiguration: Sendable {
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
         // A real submission holds a connection only for its own statements (no transaction waits on verification).
         // PostgreSQL opens them on demand; SQLite uses at most 4.
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: 8032)
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: Self.defaultManagementPort)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")

@@ -3,6 +3,9 @@ import Foundation
 
 /// Everything the test-result service reads from its environment (see docs/operations.md).
 public struct TestResultConfiguration: Sendable {
+    /// `MANAGEMENT_PORT` when unset; the all-in-one suite's `healthcheck` asks it too.
+    public static let defaultManagementPort = 8022
+
     public var common: CommonSettings
     /// Lab-facing listener (`PORT`, default 8020).
     public var labListener: ListenerAddress
@@ -22,7 +25,7 @@ public struct TestResultConfiguration: Sendable {
     public var labTLS: ListenerTLS?
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/testresult.db", managementPort: 8022)
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/testresult.db", managementPort: Self.defaultManagementPort)
         labListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8020))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8021))
         internalCallers = try ServiceTokens.optional(settings)

@@ -3,6 +3,9 @@ import Foundation
 
 /// Everything the verification service reads from its environment (see docs/operations.md).
 public struct VerificationConfiguration: Sendable {
+    /// `MANAGEMENT_PORT` when unset; the all-in-one suite's `healthcheck` asks it too.
+    public static let defaultManagementPort = 8012
+
     public var common: CommonSettings
     /// App-facing listener (`PORT`, default 8010).
     public var appListener: ListenerAddress
@@ -42,7 +45,7 @@ public struct VerificationConfiguration: Sendable {
     public var retentionInterval: Duration
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: 8012)
+        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: Self.defaultManagementPort)
         appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
         internalCallers = try ServiceTokens.optional(settings)

@@ -1,6 +1,6 @@
-/// What the shared `serve` and `migrate` commands need to know of a service library.
+/// What the shared `serve`, `migrate` and `healthcheck` commands need to know of a service library.
 public protocol ServiceDefinition {
-    associatedtype Configuration: Sendable
+    associatedtype Configuration: ServiceConfiguration
     /// The short name, as in the logger label `exposure.<name>`.
     static var name: String { get }
     /// What `serve --help` says the command does.

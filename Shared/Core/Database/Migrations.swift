@@ -46,7 +46,17 @@ public struct Migrator: Sendable {
                 let key = Self.lockKey(for: "schema")
                 try await connection.raw("SELECT pg_advisory_lock(\(bind: key))").run()
                 do {
-                    try await Self.createBookkeeping(on: connection)
+                    // A service that connects as a role without DDL rights (docs/operations.md, "Database roles") finds
+                    // its schema migrated by the migration role. PostgreSQL checks CREATE TABLE IF NOT EXISTS against
+                    // the schema's rights even when the table exists, so it is not even tried then.
+                    if try await !Self.bookkeepingExists(on: connection) {
+                        do {
+                            try await Self.createBookkeeping(on: connection)
+                        } catch {
+                            // Most often a service role where the migration role belongs: say which step it was.
+                            throw MigrationError(service: service, version: 0, name: "the bookkeeping table schema_migrations", underlying: error)
+                        }
+                    }
                     let applied = try await applyMissing(on: connection, dialect: .postgres, clock: clock, logger: logger)
                     try await connection.raw("SELECT pg_advisory_unlock(\(bind: key))").run()
                     return applied
@@ -63,6 +73,11 @@ public struct Migrator: Sendable {
                 return try await applyMissing(on: connection, dialect: .sqlite, clock: clock, logger: logger)
             }
         }
+    }
+
+    private static func bookkeepingExists(on connection: any SQLDatabase) async throws -> Bool {
+        let row = try await connection.raw("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").first()
+        return try row?.decode(column: "present", as: Bool.self) ?? false
     }
 
     private static func createBookkeeping(on connection: any SQLDatabase) async throws {

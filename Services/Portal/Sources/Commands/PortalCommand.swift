@@ -8,7 +8,7 @@ public struct PortalCommand: AsyncParsableCommand {
         abstract: "The web portal where public-health officers issue teleTANs.",
         version: ExposureSuite.version,
         subcommands: [
-            ServeCommand<PortalService>.self, MigrateCommand<PortalService>.self,
+            ServeCommand<PortalService>.self, MigrateCommand<PortalService>.self, HealthcheckCommand<PortalService>.self,
             UsersCommand.self, AuditCommand.self, SigningKeyCommand.self,
         ],
         defaultSubcommand: ServeCommand<PortalService>.self
@@ -21,3 +21,5 @@ extension PortalService: ServiceDefinition {
     public static let serveAbstract = "Migrate the database and serve the portal."
     public static func configuration(_ settings: Settings) throws -> PortalConfiguration { try PortalConfiguration(settings) }
 }
+
+extension PortalConfiguration: ServiceConfiguration {}

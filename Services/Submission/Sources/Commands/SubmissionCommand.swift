@@ -7,7 +7,7 @@ public struct SubmissionCommand: AsyncParsableCommand {
         commandName: "submission-service",
         abstract: "Diagnosis keys in, with a TAN verified by the verification service; signed export files out.",
         version: ExposureSuite.version,
-        subcommands: [ServeCommand<SubmissionService>.self, DistributeCommand.self, MigrateCommand<SubmissionService>.self],
+        subcommands: [ServeCommand<SubmissionService>.self, DistributeCommand.self, MigrateCommand<SubmissionService>.self, HealthcheckCommand<SubmissionService>.self],
         defaultSubcommand: ServeCommand<SubmissionService>.self
     )
 
@@ -18,3 +18,5 @@ extension SubmissionService: ServiceDefinition {
     public static let serveAbstract = "Migrate the database and serve the app-facing listener (with the retention and distribution jobs)."
     public static func configuration(_ settings: Settings) throws -> SubmissionConfiguration { try SubmissionConfiguration(settings) }
 }
+
+extension SubmissionConfiguration: ServiceConfiguration {}

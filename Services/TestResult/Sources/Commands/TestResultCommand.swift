@@ -7,7 +7,7 @@ public struct TestResultCommand: AsyncParsableCommand {
         commandName: "testresult-service",
         abstract: "Lab results in, test status out.",
         version: ExposureSuite.version,
-        subcommands: [ServeCommand<TestResultService>.self, MigrateCommand<TestResultService>.self, LabsCommand.self],
+        subcommands: [ServeCommand<TestResultService>.self, MigrateCommand<TestResultService>.self, HealthcheckCommand<TestResultService>.self, LabsCommand.self],
         defaultSubcommand: ServeCommand<TestResultService>.self
     )
 
@@ -18,3 +18,5 @@ extension TestResultService: ServiceDefinition {
     public static let serveAbstract = "Migrate the database and serve the lab and internal listeners."
     public static func configuration(_ settings: Settings) throws -> TestResultConfiguration { try TestResultConfiguration(settings) }
 }
+
+extension TestResultConfiguration: ServiceConfiguration {}

@@ -7,7 +7,7 @@ public struct VerificationCommand: AsyncParsableCommand {
         commandName: "verification-service",
         abstract: "Registration tokens, test results, TANs and teleTANs.",
         version: ExposureSuite.version,
-        subcommands: [ServeCommand<VerificationService>.self, MigrateCommand<VerificationService>.self],
+        subcommands: [ServeCommand<VerificationService>.self, MigrateCommand<VerificationService>.self, HealthcheckCommand<VerificationService>.self],
         defaultSubcommand: ServeCommand<VerificationService>.self
     )
 
@@ -18,3 +18,5 @@ extension VerificationService: ServiceDefinition {
     public static let serveAbstract = "Migrate the database and serve the app-facing and internal listeners."
     public static func configuration(_ settings: Settings) throws -> VerificationConfiguration { try VerificationConfiguration(settings) }
 }
+
+extension VerificationConfiguration: ServiceConfiguration {}
