@@ -23,6 +23,19 @@ import ZIPFoundation
     }
 
     /// Every object under the tree's prefix: path in the tree → content.
+    /// Runs `body` with a harness whose distribution publishes to a fresh bucket on `moto`.
+    func withPublishingToStore(
+        _ kind: TestDatabase, _ body: (SubmissionHarness, DistributionConfiguration, ObjectStoreTreeWriter, MotoServer) async throws -> Void
+    ) async throws {
+        try await MotoServer.run { moto in
+            try await moto.client(bucket: Self.bucket).createBucket()
+            try await SubmissionHarness.run(kind) { h in
+                let onStore = try configuration(moto.settings(bucket: Self.bucket))
+                try await body(h, onStore, try #require(onStore.tree as? ObjectStoreTreeWriter), moto)
+            }
+        }
+    }
+
     func objects(_ tree: ObjectStoreTreeWriter) async throws -> [String: [UInt8]] {
         var objects: [String: [UInt8]] = [:]
         for key in try await tree.client.list(prefix: tree.prefix).keys {
@@ -128,43 +141,38 @@ import ZIPFoundation
 
     @Test(arguments: TestDatabase.all)
     func publishedObjectsAreNeverRewrittenAndRetentionRemovesOldOnes(kind: TestDatabase) async throws {
-        try await MotoServer.run { moto in
-            try await moto.client(bucket: Self.bucket).createBucket()
-            try await SubmissionHarness.run(kind) { h in
-                let onStore = try configuration(moto.settings(bucket: Self.bucket))
-                let tree = try #require(onStore.tree as? ObjectStoreTreeWriter)
-                let layout = onStore.layout
-                try await DistributorTests().upload(h, count: 3, firstByte: 1)
-                let (date, _, path) = hourPath(layout, h.clock.now())
-                h.clock.advance(by: 3600)
-                _ = try await distributor(h, onStore).run(now: h.clock.now())
-                let first = try #require(try await tree.client.get(path)).body
+        try await withPublishingToStore(kind) { h, onStore, tree, moto in
+            let layout = onStore.layout
+            try await DistributorTests().upload(h, count: 3, firstByte: 1)
+            let (date, _, path) = hourPath(layout, h.clock.now())
+            h.clock.advance(by: 3600)
+            _ = try await distributor(h, onStore).run(now: h.clock.now())
+            let first = try #require(try await tree.client.get(path)).body
 
-                // A later hour: the published hour stays byte for byte (a rewrite would carry a new signature).
-                try await DistributorTests().upload(h, count: 2, firstByte: 50)
-                h.clock.advance(by: 3600)
-                let second = try await distributor(h, onStore).run(now: h.clock.now())
-                #expect(second.filesAlreadyPublished > 0)
-                #expect(try await tree.client.get(path)?.body == first)
+            // A later hour: the published hour stays byte for byte (a rewrite would carry a new signature).
+            try await DistributorTests().upload(h, count: 2, firstByte: 50)
+            h.clock.advance(by: 3600)
+            let second = try await distributor(h, onStore).run(now: h.clock.now())
+            #expect(second.filesAlreadyPublished > 0)
+            #expect(try await tree.client.get(path)?.body == first)
 
-                // Three days later the day's hours are gone (their index too), its daily file stays.
-                h.clock.advance(by: 3 * 86400)
-                #expect(try await distributor(h, onStore).run(now: h.clock.now()).foldersRemoved > 0)
-                #expect(try await tree.client.head(path) == nil)
-                #expect(try await tree.client.list(prefix: layout.hourIndex(date)).keys.isEmpty)
-                #expect(try await tree.client.head(layout.day(date)) != nil)
+            // Three days later the day's hours are gone (their index too), its daily file stays.
+            h.clock.advance(by: 3 * 86400)
+            #expect(try await distributor(h, onStore).run(now: h.clock.now()).foldersRemoved > 0)
+            #expect(try await tree.client.head(path) == nil)
+            #expect(try await tree.client.list(prefix: layout.hourIndex(date)).keys.isEmpty)
+            #expect(try await tree.client.head(layout.day(date)) != nil)
 
-                // After the daily window the whole date goes, and the date index no longer lists it.
-                h.clock.advance(by: 15 * 86400)
-                _ = try await distributor(h, onStore).run(now: h.clock.now())
-                #expect(try await tree.client.list(prefix: layout.day(date)).keys.isEmpty)
-                #expect(try await !tree.subfolders(layout.dateIndex).contains(date))
-                let dates = try JSONDecoder().decode([String].self, from: Data(try #require(try await tree.client.get(layout.dateIndex)).body))
-                #expect(!dates.contains(date) && dates.count == 14)
-                // What the store holds: the listed dates, and today's and yesterday's hours.
-                let folders = try await tree.subfolders(layout.dateIndex)
-                #expect(Set(folders).isSuperset(of: dates) && folders.count <= dates.count + 2)
-            }
+            // After the daily window the whole date goes, and the date index no longer lists it.
+            h.clock.advance(by: 15 * 86400)
+            _ = try await distributor(h, onStore).run(now: h.clock.now())
+            #expect(try await tree.client.list(prefix: layout.day(date)).keys.isEmpty)
+            #expect(try await !tree.subfolders(layout.dateIndex).contains(date))
+            let dates = try JSONDecoder().decode([String].self, from: Data(try #require(try await tree.client.get(layout.dateIndex)).body))
+            #expect(!dates.contains(date) && dates.count == 14)
+            // What the store holds: the listed dates, and today's and yesterday's hours.
+            let folders = try await tree.subfolders(layout.dateIndex)
+            #expect(Set(folders).isSuperset(of: dates) && folders.count <= dates.count + 2)
         }
     }
 
@@ -173,42 +181,37 @@ import ZIPFoundation
     /// that can upload publishes it.
     @Test(arguments: TestDatabase.all)
     func aFailedUploadLeavesThePublishedTreeAsItWas(kind: TestDatabase) async throws {
-        try await MotoServer.run { moto in
-            try await moto.client(bucket: Self.bucket).createBucket()
-            try await SubmissionHarness.run(kind) { h in
-                let onStore = try configuration(moto.settings(bucket: Self.bucket))
-                let tree = try #require(onStore.tree as? ObjectStoreTreeWriter)
-                let layout = onStore.layout
-                try await DistributorTests().upload(h, count: 3, firstByte: 1)
-                h.clock.advance(by: 7200)
-                _ = try await distributor(h, onStore).run(now: h.clock.now())
-                let before = try await objects(tree)
+        try await withPublishingToStore(kind) { h, onStore, tree, moto in
+            let layout = onStore.layout
+            try await DistributorTests().upload(h, count: 3, firstByte: 1)
+            h.clock.advance(by: 7200)
+            _ = try await distributor(h, onStore).run(now: h.clock.now())
+            let before = try await objects(tree)
 
-                try await DistributorTests().upload(h, count: 2, firstByte: 50)
-                let (date, hour, path) = hourPath(layout, h.clock.now())
-                h.clock.advance(by: 7200)
-                let failing = DivertingTreeStore(tree: tree, elsewhere: ObjectStoreTreeWriter(client: moto.client(bucket: "no-such-bucket"), prefix: ""), diverted: path)
-                let refused = await #expect(throws: S3Error.self) {
-                    try await distributor(h, onStore, tree: failing).run(now: h.clock.now())
-                }
-                #expect(refused?.operation == "PutObject" && refused?.code == "NoSuchBucket" && refused?.key == path)
-                #expect(refused.map { "\($0)" }?.contains("no-such-bucket/\(path) failed (HTTP 404, NoSuchBucket") == true)
-                let after = try await objects(tree)
-                for (name, bytes) in before {
-                    #expect(after[name] == bytes, "\(name) changed")
-                }
-                #expect(after[path] == nil)
-                let hours = try JSONDecoder().decode([Int].self, from: Data(try #require(after[layout.hourIndex(date)])))
-                #expect(!hours.contains(hour))
-
-                _ = try await distributor(h, onStore).run(now: h.clock.now())
-                let repaired = try JSONDecoder().decode([Int].self, from: Data(try #require(try await tree.client.get(layout.hourIndex(date))).body))
-                #expect(repaired.contains(hour))
-                // The hour's keys: one or both of the new ones (the other may expire an hour later).
-                let (_, export, _) = try ExportArchive.read(Data(try #require(try await tree.client.get(path)).body))
-                let keys = Set(export.keys.map { $0.keyData.first! })
-                #expect(!keys.isEmpty && keys.isSubset(of: [50, 51]))
+            try await DistributorTests().upload(h, count: 2, firstByte: 50)
+            let (date, hour, path) = hourPath(layout, h.clock.now())
+            h.clock.advance(by: 7200)
+            let failing = DivertingTreeStore(tree: tree, elsewhere: ObjectStoreTreeWriter(client: moto.client(bucket: "no-such-bucket"), prefix: ""), diverted: path)
+            let refused = await #expect(throws: S3Error.self) {
+                try await distributor(h, onStore, tree: failing).run(now: h.clock.now())
             }
+            #expect(refused?.operation == "PutObject" && refused?.code == "NoSuchBucket" && refused?.key == path)
+            #expect(refused.map { "\($0)" }?.contains("no-such-bucket/\(path) failed (HTTP 404, NoSuchBucket") == true)
+            let after = try await objects(tree)
+            for (name, bytes) in before {
+                #expect(after[name] == bytes, "\(name) changed")
+            }
+            #expect(after[path] == nil)
+            let hours = try JSONDecoder().decode([Int].self, from: Data(try #require(after[layout.hourIndex(date)])))
+            #expect(!hours.contains(hour))
+
+            _ = try await distributor(h, onStore).run(now: h.clock.now())
+            let repaired = try JSONDecoder().decode([Int].self, from: Data(try #require(try await tree.client.get(layout.hourIndex(date))).body))
+            #expect(repaired.contains(hour))
+            // The hour's keys: one or both of the new ones (the other may expire an hour later).
+            let (_, export, _) = try ExportArchive.read(Data(try #require(try await tree.client.get(path)).body))
+            let keys = Set(export.keys.map { $0.keyData.first! })
+            #expect(!keys.isEmpty && keys.isSubset(of: [50, 51]))
         }
     }
 }
