@@ -24,8 +24,8 @@ public enum Covers {
         }
     }
 
-    /// The same for every answer to `operation` among `responses` (a table of requests sent in a loop), of which
-    /// there must be at least one.
+    /// The same for every answer to `operation` among `responses` (the answers to a table of requests sent in a
+    /// loop, all expected to be refused alike), of which there must be at least one.
     public static func status<Response: CoverableResponse>(
         _ status: Int, of operation: String, among responses: [Response], error: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation

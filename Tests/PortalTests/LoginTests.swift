@@ -252,6 +252,7 @@ import Testing
             let noCookie = try await fresh.post("/login", [("username", "anna"), ("password", PortalHarness.password)])
             #expect(noCookie.status == 403)
             #expect(fresh.cookies["portal_session"] == nil)
+            #expect(try await h.rows("portal_sessions") == 0)
         }
     }
 

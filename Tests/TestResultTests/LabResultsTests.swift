@@ -124,6 +124,8 @@ import Testing
             #expect((pcrOnQuick.json["message"] as? String)?.contains("testResults[0].result") == true)
             let quickOnPcr = try await h.post(results: [["id": id, "result": 7]])
             #expect(quickOnPcr.status == 400)
+            // Neither refusal changed the stored result.
+            #expect(try await h.query(id).json["testResult"] as? Int == 7)
         }
     }
 

@@ -71,6 +71,7 @@ import Testing
             for _ in 0..<3 { try #require(try await h.createTeleTAN(token: token).status == 201) }
             let limited = try await h.createTeleTAN(token: token)
             Covers.status(429, of: "POST /version/v1/tan/teletan", limited, error: "rate_limited")
+            #expect(try await h.rows("teletans") == 3)
             // Other tests count too (one registry per process), so at least, not exactly.
             #expect(Self.issuedCount() >= issuedBefore + 3)
             h.clock.advance(by: 3601)

@@ -30,6 +30,7 @@ import Testing
                 Covers.status(400, of: "POST /version/v1/tan", try await h.tan(token))
             }
             try #require(try await h.app.postJSON("/version/v1/tan", [:] as [String: String], headers: [("cwa-fake", "0")]).status == 400)
+            #expect(try await h.rows("tans") == 0)
         }
     }
 
@@ -45,6 +46,7 @@ import Testing
             Covers.status(403, of: "POST /version/v1/testresult", response)
             #expect(response.json["error"] as? String == "dob_mismatch")
             try #require(try await h.tan(token).status == 400)
+            #expect(try await h.rows("tans") == 0)
             // Once both agree, the result is answered.
             try await h.labPosts(dob, result: 2)
             try #require(try await h.testResult(token).json["testResult"] as? Int == 2)
@@ -61,6 +63,7 @@ import Testing
             #expect(refused.json["error"] as? String == "result_not_positive")
             try #require(try await h.tan(try await h.registeredToken(result: nil)).status == 400)
             try #require(try await h.tan(try await h.registeredToken(result: 8, quick: true)).status == 400)
+            #expect(try await h.rows("tans") == 0)
 
             let positive = try await h.registeredToken(result: 2)
             let issued = try await h.tan(positive)
@@ -71,6 +74,7 @@ import Testing
             let second = try await h.tan(positive)
             #expect(second.status == 400)
             #expect(second.json["error"] as? String == "tan_already_issued")
+            #expect(try await h.rows("tans") == 1)
 
             try #require(try await h.tan(try await h.registeredToken(result: 7, quick: true)).status == 201)
         }
