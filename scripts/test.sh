@@ -62,6 +62,10 @@ stop_throwaway_postgres() {
     rm -rf "$PG_DIR"
 }
 
+# Cheap, and before anything is built: a documented status without a test fails at once.
+log "checking that every documented status of every operation has a test (scripts/check-status-coverage.py)"
+scripts/check-status-coverage.py --gaps
+
 if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then
     start_throwaway_postgres
 else

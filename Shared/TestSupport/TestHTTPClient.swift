@@ -10,6 +10,8 @@ public struct TestResponse: Sendable {
     public let status: Int
     public let headers: HTTPHeaders
     public let body: [UInt8]
+    /// What was asked: method and path without the query (`POST /version/v1/tan`), for `Covers.status`.
+    public let request: String
 
     public var text: String { String(decoding: body, as: UTF8.self) }
 
@@ -63,7 +65,10 @@ public struct TestHTTPClient: Sendable {
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await http.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        return TestResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
+        return TestResponse(
+            status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected),
+            request: Covers.request(method.rawValue, path)
+        )
     }
 
     public func get(_ path: String, headers: [(String, String)] = []) async throws -> TestResponse {
@@ -95,7 +100,10 @@ extension TestHTTPClient {
         request.body = .stream(chunks.async, length: .unknown)
         let response = try await http.execute(request, timeout: .seconds(30))
         let collected = try await response.body.collect(upTo: 1024 * 1024)
-        return TestResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
+        return TestResponse(
+            status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected),
+            request: Covers.request("POST", path)
+        )
     }
 }
 

@@ -12,8 +12,7 @@ import Testing
             try #require(try await browser.get("/login").status == 200)
             try #require(try await browser.get("/login", headers: [("Host", "localhost:8040")]).status == 200)
             let foreign = try await browser.get("/login", headers: [("Host", "evil.example")])
-            #expect(foreign.status == 400)
-            #expect(PortalBrowser.problem(in: foreign) == "unknown-host")
+            Covers.status(400, of: "GET /login", foreign, error: "unknown-host")
             #expect(foreign.header("Set-Cookie") == nil)
             // Without a trusted proxy, any X-Forwarded-Host is refused, even a harmless-looking one.
             let forwarded = try await browser.get("/login", headers: [("X-Forwarded-Host", "localhost")])
@@ -68,13 +67,13 @@ import Testing
             #expect(missing.header("Content-Type")?.hasPrefix("text/html") == true)
             #expect(missing.text.contains("Diese Seite gibt es nicht."))
             let css = try await browser.get("/static/portal.css")
-            #expect(css.status == 200)
+            Covers.status(200, of: "GET /static/{file}", css)
             #expect(css.header("Content-Type")?.hasPrefix("text/css") == true)
             try #require(try await browser.get("/static/portal.js").status == 200)
-            try #require(try await browser.get("/static/..%2FPortalService.swift").status == 404)
+            Covers.status(404, of: "GET /static/{file}", try await browser.get("/static/..%2FPortalService.swift"), error: "not-found")
             // A form body that is not a form is a friendly 400, not a stack trace.
             let odd = try await browser.request(.POST, "/login", headers: [("Content-Type", "application/json")], body: "{}")
-            #expect(odd.status == 400)
+            Covers.status(400, of: "POST /login", odd, error: "bad-request")
             #expect(odd.header("Content-Type")?.hasPrefix("text/html") == true)
         }
     }

@@ -11,14 +11,14 @@ import Testing
             try await h.addOfficer("anna")
             let browser = h.browser()
             let unauthenticated = try await browser.get("/")
-            #expect(unauthenticated.status == 303)
+            Covers.status(303, of: "GET /", unauthenticated)
             #expect(unauthenticated.header("Location") == "/login")
 
             let loginPage = try await browser.get("/login")
-            #expect(loginPage.status == 200)
+            Covers.status(200, of: "GET /login", loginPage)
             #expect(loginPage.text.contains("Sign in"))
             let signedIn = try await browser.post("/login", [("csrf", try PortalBrowser.csrf(in: loginPage)), ("username", "anna"), ("password", PortalHarness.password)])
-            #expect(signedIn.status == 303)
+            Covers.status(303, of: "POST /login", signedIn)
             #expect(signedIn.header("Location") == "/")
             let cookie = try #require(signedIn.headers["Set-Cookie"].first { $0.hasPrefix("portal_session=") })
             #expect(cookie.contains("HttpOnly"))
@@ -27,7 +27,7 @@ import Testing
             #expect(!cookie.contains("Secure"))
 
             let start = try await browser.get("/")
-            #expect(start.status == 200)
+            Covers.status(200, of: "GET /", start)
             #expect(start.text.contains(#"id="officer">anna<"#))
             #expect(start.header("Cache-Control") == "no-store")
             #expect(start.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
@@ -42,7 +42,7 @@ import Testing
             try await h.addOfficer("anna")
             let browser = h.browser()
             let wrong = try await browser.signIn("anna", "not the password")
-            #expect(wrong.status == 401)
+            Covers.status(401, of: "POST /login", wrong)
             #expect(wrong.text.contains("The user name or password is wrong"))
             #expect(browser.cookies["portal_session"] == nil)
             let unknown = try await browser.signIn("nobody", PortalHarness.password)
@@ -109,7 +109,7 @@ import Testing
             for _ in 1...3 { try #require(try await browser.signIn("anna", "a guess").status == 401) }
             h.clock.advance(by: 60)
             let throttled = try await browser.signIn("anna", PortalHarness.password)
-            #expect(throttled.status == 429)
+            Covers.status(429, of: "POST /login", throttled)
             #expect(throttled.header("Retry-After") == "540")
             #expect(throttled.text.contains("too many sign-in attempts with this user name. Please try again in 9 minutes."))
             #expect(throttled.text.contains(#"value="anna""#))
@@ -247,12 +247,12 @@ import Testing
             _ = try await browser.get("/login")
             // A cross-site form knows neither the cookie's token nor sends the cookie: both fail.
             let forged = try await browser.post("/login", [("csrf", "forged"), ("username", "anna"), ("password", PortalHarness.password)])
-            #expect(forged.status == 403)
-            #expect(PortalBrowser.problem(in: forged) == "form-expired")
+            Covers.status(403, of: "POST /login", forged, error: "form-expired")
             let fresh = h.browser()
             let noCookie = try await fresh.post("/login", [("username", "anna"), ("password", PortalHarness.password)])
             #expect(noCookie.status == 403)
             #expect(fresh.cookies["portal_session"] == nil)
+            #expect(try await h.rows("portal_sessions") == 0)
         }
     }
 
@@ -270,7 +270,8 @@ import Testing
             #expect(login.text.contains("Your session has ended"))
             // Forms of the dead session do not work either.
             let issued = try await browser.post("/teletan", [("csrf", "x"), ("type", "TEST")])
-            #expect(issued.status == 303)
+            Covers.status(303, of: "POST /teletan", issued)
+            #expect(try await h.auditRows().isEmpty)
         }
     }
 
@@ -282,9 +283,10 @@ import Testing
             let start = try await browser.get("/")
             // Signing out is a form with the session's CSRF token too.
             let forged = try await browser.post("/logout", [("csrf", "forged")])
-            #expect(forged.status == 403)
+            Covers.status(403, of: "POST /logout", forged, error: "form-expired")
+            #expect(try await h.rows("portal_sessions") == 1)
             let out = try await browser.post("/logout", [("csrf", try PortalBrowser.csrf(in: start))])
-            #expect(out.status == 303)
+            Covers.status(303, of: "POST /logout", out)
             #expect(out.header("Location") == "/login?notice=signed-out")
             #expect(browser.cookies["portal_session"] == nil)
             // The old cookie, replayed, opens nothing.

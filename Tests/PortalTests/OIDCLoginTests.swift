@@ -46,7 +46,7 @@ import Testing
                 let login = try await browser.get("/login")
                 #expect(login.text.contains(#"id="sign-in-oidc""#))
                 let callback = try await Self.signIn(browser)
-                #expect(callback.status == 200)
+                Covers.status(200, of: "GET /login/oidc/callback", callback)
                 #expect(callback.text.contains(#"http-equiv="refresh""#))
                 #expect(browser.cookies["portal_session"] != nil)
                 let start = try await browser.get("/")
@@ -115,11 +115,12 @@ import Testing
                 // The victim's browser is sent the attacker's callback URL (login CSRF): no state cookie, no session.
                 let attacker = h.browser()
                 let start = try await attacker.get("/login/oidc")
+                Covers.status(303, of: "GET /login/oidc", start)
                 let provided = try await attacker.get(try #require(start.header("Location")))
                 let callbackURL = Self.local(try #require(provided.header("Location")), attacker)
                 let victim = h.browser()
                 let refused = try await victim.get(callbackURL)
-                #expect(refused.status == 303)
+                Covers.status(303, of: "GET /login/oidc/callback", refused)
                 #expect(refused.header("Location") == "/login?notice=oidc-failed")
                 #expect(victim.cookies["portal_session"] == nil)
                 // Nor can the callback be replayed after its first use.
@@ -179,10 +180,12 @@ import Testing
             }
         }
         try await PortalHarness.run(on: kind) { h in
+            var answers: [BrowserResponse] = []
             for path in ["/login/oidc", "/login/oidc/callback?state=x&code=y"] {
-                let answer = try await h.browser().get(path)
-                #expect(answer.status == 404, "\(path)")
+                answers.append(try await h.browser().get(path))
             }
+            Covers.status(404, of: "GET /login/oidc", among: answers, error: "not-found")
+            Covers.status(404, of: "GET /login/oidc/callback", among: answers, error: "not-found")
         }
     }
 
@@ -199,7 +202,7 @@ import Testing
                 #expect(page.text.contains(#"id="sign-in-oidc""#))
                 #expect(!page.text.contains(#"id="username""#))
                 let refused = try await browser.post("/login", [("csrf", "x"), ("username", "anna"), ("password", PortalHarness.password)])
-                #expect(refused.status == 404)
+                Covers.status(404, of: "POST /login", refused, error: "not-found")
                 #expect(browser.cookies["portal_session"] == nil)
                 #expect(try await Self.signIn(browser).status == 200)
             }
@@ -215,7 +218,7 @@ import Testing
             let browser = h.browser()
             let asked = ContinuousClock.now
             let start = try await browser.get("/login/oidc")
-            #expect(start.status == 503)
+            Covers.status(503, of: "GET /login/oidc", start, error: "unavailable")
             // At once: the refused connection is not tried again until the request's ten seconds are up.
             #expect(ContinuousClock.now - asked < .seconds(5))
             #expect(start.header("Content-Type")?.hasPrefix("text/html") == true)

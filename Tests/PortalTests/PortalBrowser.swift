@@ -9,6 +9,8 @@ struct BrowserResponse: Sendable {
     let status: Int
     let headers: HTTPHeaders
     let body: [UInt8]
+    /// What was asked: method and path without the query (`POST /login`), for `Covers.status`.
+    let request: String
 
     var text: String { String(decoding: body, as: UTF8.self) }
 
@@ -56,7 +58,10 @@ final class PortalBrowser: @unchecked Sendable {
         let response = try await Self.client.execute(request, timeout: .seconds(30))
         let collected = try await response.body.collect(upTo: 4 * 1024 * 1024)
         for header in response.headers[canonicalForm: "Set-Cookie"] { remember(String(header)) }
-        return BrowserResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
+        return BrowserResponse(
+            status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected),
+            request: Covers.request(method.rawValue, url.hasPrefix("http") ? URL(string: url)?.path ?? url : url)
+        )
     }
 
     func get(_ path: String, headers: [(String, String)] = []) async throws -> BrowserResponse {

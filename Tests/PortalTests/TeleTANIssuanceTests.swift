@@ -15,7 +15,7 @@ import Testing
             let issuedBefore = try await issued()
             let browser = try await h.signedIn("anna", roles: "c19hotline")
             let page = try await browser.issue("TEST")
-            #expect(page.status == 200)
+            Covers.status(200, of: "POST /teletan", page)
             #expect(page.header("Cache-Control") == "no-store")
             let shown = try PortalBrowser.shownTeleTAN(in: page)
             let groups = shown.split(separator: " ")
@@ -54,7 +54,7 @@ import Testing
             #expect(start.text.contains(#"<option value="1.08.2.12.">1.08.2.12. – Gesundheitsamt Heidelberg</option>"#))
 
             let unknownAuthority = try await both.issue("EVENT", healthAuthority: "9.99.9.99.")
-            #expect(unknownAuthority.status == 400)
+            Covers.status(400, of: "POST /teletan", unknownAuthority, error: "bad-request")
             let event = try await both.issue("EVENT", healthAuthority: "1.08.2.12.")
             #expect(event.status == 200)
             #expect(event.text.contains("Event warning"))
@@ -76,8 +76,7 @@ import Testing
             #expect(!start.text.contains(#"id="issue-event""#))
             // Submitting the missing button anyway is refused by the portal.
             let forbidden = try await hotline.issue("EVENT", healthAuthority: "1.08.2.12.")
-            #expect(forbidden.status == 403)
-            #expect(PortalBrowser.problem(in: forbidden) == "forbidden")
+            Covers.status(403, of: "POST /teletan", forbidden, error: "forbidden")
 
             let eventOnly = try await h.signedIn("eva", roles: "c19hotline_event")
             let eventStart = try await eventOnly.get("/")
@@ -152,8 +151,7 @@ import Testing
             try #require(try await anna.issue("TEST").status == 200)
             h.clock.advance(by: 10)
             let limited = try await anna.issue("EVENT", healthAuthority: "1.08.2.12.")
-            #expect(limited.status == 429)
-            #expect(PortalBrowser.problem(in: limited) == "officer-limit")
+            Covers.status(429, of: "POST /teletan", limited, error: "officer-limit")
             #expect(limited.text.contains("Please try again in 20 seconds"))
             // Another officer is not affected.
             let bert = try await h.signedIn("bert")
@@ -229,8 +227,7 @@ import Testing
         try await PortalHarness.run(on: kind, verification: ["JWT_PUBLIC_KEY_FILES": "\(publicKey)|exposuresuite-portal|exposuresuite-verification"]) { h in
             let anna = try await h.signedIn("anna")
             let refused = try await anna.issue("TEST")
-            #expect(refused.status == 502)
-            #expect(PortalBrowser.problem(in: refused) == "verification-refused")
+            Covers.status(502, of: "POST /teletan", refused, error: "verification-refused")
             #expect(try await h.auditRows().map { $0["outcome"]! } == ["refused"])
         }
     }
@@ -240,8 +237,7 @@ import Testing
         try await PortalHarness.run(on: kind, portal: ["VERIFICATION_URL": "http://127.0.0.1:1", "VERIFICATION_TIMEOUT": "1s"]) { h in
             let anna = try await h.signedIn("anna")
             let down = try await anna.issue("TEST")
-            #expect(down.status == 503)
-            #expect(PortalBrowser.problem(in: down) == "unavailable")
+            Covers.status(503, of: "POST /teletan", down, error: "unavailable")
             #expect(!down.text.contains("Error"))
         }
     }

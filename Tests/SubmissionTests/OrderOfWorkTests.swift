@@ -19,8 +19,7 @@ import Testing
             let body = Payloads.bytes((1...3).map { Payloads.key(UInt8($0), today: harness.today, daysAgo: Int32($0)) })
             let start = ContinuousClock.now
             let failed = try await harness.submit(body, tan: tan)
-            #expect(failed.status == 500)
-            #expect(failed.json["error"] as? String == "dependency_unavailable")
+            Covers.status(500, of: "POST /version/v1/diagnosis-keys", failed, error: "dependency_unavailable")
             #expect(ContinuousClock.now - start < .seconds(5))
             #expect(try await harness.storedCount() == 0)
             #expect(try await harness.store.pendingCount() == 0)

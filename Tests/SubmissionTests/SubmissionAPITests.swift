@@ -18,7 +18,7 @@ import Testing
                 Payloads.key(3, today: harness.today, daysAgo: 3, risk: 2, daysSinceOnset: 9),
             ]) { $0.visitedCountries = ["FR"]; $0.consentToFederation = true }
             let response = try await harness.submit(body, tan: tan)
-            #expect(response.status == 200)
+            Covers.status(200, of: "POST /version/v1/diagnosis-keys", response)
             #expect(response.body.isEmpty)
             // Two phases: the TAN reserved, then spent once the keys were stored.
             #expect(harness.verification.callCount("reserve") == 1 && harness.verification.callCount("confirm") == 1)
@@ -31,8 +31,7 @@ import Testing
 
             // The TAN is spent: another upload with it is refused and changes nothing.
             let other = try await harness.submit(Payloads.bytes([Payloads.key(4, today: harness.today)]), tan: tan)
-            #expect(other.status == 403)
-            #expect(other.json["error"] as? String == "invalid_tan")
+            Covers.status(403, of: "POST /version/v1/diagnosis-keys", other, error: "invalid_tan")
             // The same upload again is the same use of the TAN (an app whose answer was lost): 200, nothing twice.
             #expect(try await harness.submit(body, tan: tan).status == 200)
             #expect(try await harness.storedCount() == 3)
@@ -102,14 +101,14 @@ import Testing
                 #expect(response.json["error"] != nil)
             }
             let missingTAN = try await harness.submit(body, tan: nil)
-            #expect(missingTAN.status == 400)
+            Covers.status(400, of: "POST /version/v1/diagnosis-keys", missingTAN)
             for bad in ["TAN " + tan, "not-a-uuid", String(tan.dropLast(2))] {
                 let response = try await harness.submit(body, tan: bad)
                 #expect(response.status == 403, "cwa-authorization \(bad)")
                 #expect(response.json["error"] as? String == "invalid_tan")
             }
             let wrongType = try await harness.submit(body, tan: tan, contentType: "application/json")
-            #expect(wrongType.status == 415)
+            Covers.status(415, of: "POST /version/v1/diagnosis-keys", wrongType, error: "unsupported_media_type")
             // None of these reached verification, so the TAN still works; upper case is the same TAN.
             #expect(harness.verification.callCount == 0)
             #expect(try await harness.submit(body, tan: tan.uppercased()).status == 200)

@@ -10,10 +10,10 @@ import Testing
         try await TestResultHarness.run(on: kind) { h in
             let id = TestResultHarness.guid(1)
             let posted = try await h.post(results: [["id": id, "result": 2, "sc": 1_749_990_000]])
-            #expect(posted.status == 204)
+            Covers.status(204, of: "POST /api/v1/lab/results", posted)
             #expect(posted.body.isEmpty)
             let answer = try await h.query(id)
-            #expect(answer.status == 200)
+            Covers.status(200, of: "POST /api/v1/app/result", answer)
             #expect(answer.json["testResult"] as? Int == 2)
             #expect(answer.json["sc"] as? Int == 1_749_990_000)
             #expect(answer.json["labId"] as? String == TestResultHarness.labID)
@@ -40,7 +40,7 @@ import Testing
             try #require(try await h.post(results: [["id": positive, "result": 2, "sc": 1_749_990_000], ["id": dob, "result": 1]]).status == 204)
             let unknown = TestResultHarness.guid(12)
             let response = try await h.internal.postJSON("/api/v1/app/results", ["ids": [unknown, positive.uppercased(), dob, positive]])
-            #expect(response.status == 200)
+            Covers.status(200, of: "POST /api/v1/app/results", response)
             let results = try #require(response.json["results"] as? [[String: Any]])
             #expect(results.map { $0["testResult"] as? Int } == [0, 2, 1, 2])
             #expect(results.map { $0["sc"] as? Int } == [Int(h.clock.now().epochSeconds), 1_749_990_000, Int(h.clock.now().epochSeconds), 1_749_990_000])
@@ -57,14 +57,12 @@ import Testing
     func badBatchLookupsAreRefusedWithTheReason(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in
             let empty = try await h.internal.postJSON("/api/v1/app/results", ["ids": [String]()])
-            #expect(empty.status == 400)
-            #expect(empty.json["error"] as? String == "invalid_id")
+            Covers.status(400, of: "POST /api/v1/app/results", empty, error: "invalid_id")
             let bad = try await h.internal.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(1), "short"]])
             #expect(bad.status == 400)
             #expect((bad.json["message"] as? String)?.contains("ids[1]") == true)
             let tooMany = try await h.internal.postJSON("/api/v1/app/results", ["ids": (0...ResultLookupBatch.maxIDs).map { TestResultHarness.guid($0) }])
-            #expect(tooMany.status == 413)
-            #expect(tooMany.json["error"] as? String == "too_many_ids")
+            Covers.status(413, of: "POST /api/v1/app/results", tooMany, error: "too_many_ids")
             let full = try await h.internal.postJSON("/api/v1/app/results", ["ids": (1...ResultLookupBatch.maxIDs).map { TestResultHarness.guid($0) }])
             #expect(full.status == 200)
             #expect((full.json["results"] as? [Any])?.count == ResultLookupBatch.maxIDs)
@@ -118,14 +116,16 @@ import Testing
     func quickTestsUseTheirOwnCodes(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in
             let id = TestResultHarness.guid(5)
-            try #require(try await h.post("/api/v1/quicktest/results", results: [["id": id, "result": 5]]).status == 204)
+            Covers.status(204, of: "POST /api/v1/quicktest/results", try await h.post("/api/v1/quicktest/results", results: [["id": id, "result": 5]]))
             try #require(try await h.post("/api/v1/quicktest/results", results: [["id": id, "result": 7]]).status == 204)
             try #require(try await h.query(id).json["testResult"] as? Int == 7)
             let pcrOnQuick = try await h.post("/api/v1/quicktest/results", results: [["id": id, "result": 2]])
-            #expect(pcrOnQuick.status == 400)
+            Covers.status(400, of: "POST /api/v1/quicktest/results", pcrOnQuick)
             #expect((pcrOnQuick.json["message"] as? String)?.contains("testResults[0].result") == true)
             let quickOnPcr = try await h.post(results: [["id": id, "result": 7]])
             #expect(quickOnPcr.status == 400)
+            // Neither refusal changed the stored result.
+            #expect(try await h.query(id).json["testResult"] as? Int == 7)
         }
     }
 
@@ -135,8 +135,7 @@ import Testing
             var results: [[String: Any]] = (0..<999).map { ["id": TestResultHarness.guid(1000 + $0), "result": 1] }
             results.append(["id": "not-a-hash", "result": 1])
             let response = try await h.post(results: results)
-            #expect(response.status == 400)
-            #expect(response.json["error"] as? String == "invalid_result")
+            Covers.status(400, of: "POST /api/v1/lab/results", response, error: "invalid_result")
             #expect((response.json["message"] as? String)?.hasPrefix("testResults[999].id") == true)
             try #require(try await h.count() == 0)
         }
@@ -184,8 +183,7 @@ import Testing
                 }
             }
             for body in ["{", "{\"id\": 1}", "{}"] {
-                let response = try await h.internal.postRaw("/api/v1/app/result", Array(body.utf8))
-                #expect(response.status == 400, "body: \(body)")
+                Covers.status(400, of: "POST /api/v1/app/result", try await h.internal.postRaw("/api/v1/app/result", Array(body.utf8)))
             }
             try #require(try await h.query("short").status == 400)
         }
@@ -194,11 +192,13 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func oversizedBodiesAreRefusedBeforeParsing(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind, environment: ["MAX_BODY_BYTES": "2048"]) { h in
+            var refused: [TestResponse] = []
             for (path, positive) in TestResultHarness.labPaths {
                 let results: [[String: Any]] = (0..<40).map { ["id": TestResultHarness.guid($0), "result": positive] }
-                let response = try await h.post(path, results: results)
-                #expect(response.status == 413, "\(path)")
+                refused.append(try await h.post(path, results: results))
             }
+            Covers.status(413, of: "POST /api/v1/lab/results", among: refused)
+            Covers.status(413, of: "POST /api/v1/quicktest/results", among: refused)
             try #require(try await h.count() == 0)
             // The internal listener has a body limit of its own: 10,000 bytes.
             let ids = (0..<160).map { TestResultHarness.guid($0) }
@@ -206,8 +206,7 @@ import Testing
             #expect(batch.status == 413)
             #expect(batch.json["error"] as? String == "payload_too_large")
             let padded = try await h.internal.postRaw("/api/v1/app/result", Array((#"{"id": ""# + String(repeating: "a", count: 10_000) + #""}"#).utf8))
-            #expect(padded.status == 413)
-            #expect(padded.json["error"] as? String == "payload_too_large")
+            Covers.status(413, of: "POST /api/v1/app/result", padded, error: "payload_too_large")
         }
     }
 
@@ -239,12 +238,12 @@ import Testing
             try #require(try await h.post(results: [["id": TestResultHarness.guid(7), "result": 2]]).status == 204)
             let bare = TestHTTPClient(port: h.internal.port)
             let anonymous = try await bare.postJSON("/api/v1/app/result", ["id": TestResultHarness.guid(7)])
-            anonymous.expectError(401, "unknown_caller")
+            Covers.status(401, of: "POST /api/v1/app/result", anonymous, error: "unknown_caller")
             let asLab = try await bare.postJSON(
                 "/api/v1/app/result", ["id": TestResultHarness.guid(7)], headers: [(ServiceTokens.header, h.labKey), ("Authorization", "Bearer \(h.labKey)")])
             asLab.expectError(401, "unknown_caller")
             let batch = try await bare.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(7)]])
-            batch.expectError(401, "unknown_caller")
+            Covers.status(401, of: "POST /api/v1/app/results", batch, error: "unknown_caller")
             let asVerification = try await bare.postJSON(
                 "/api/v1/app/result", ["id": TestResultHarness.guid(7)], headers: [(ServiceTokens.header, TestServiceTokens.verification)])
             #expect(asVerification.status == 200)

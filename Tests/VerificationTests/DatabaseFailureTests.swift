@@ -15,7 +15,7 @@ import Testing
             // The GUID is marked used before the session is stored, in one transaction: a failed session leaves the
             // GUID free.
             try await FailureInjection.fail(.insert, on: "app_sessions", in: h.database)
-            try await h.register(guid: guid).expectError(500, "internal_error")
+            Covers.status(500, of: "POST /version/v1/registrationToken", try await h.register(guid: guid), error: "internal_error")
             let teleTAN = try await h.newTeleTAN()
             try await h.register(teleTAN: teleTAN).expectError(500, "internal_error")
             try await FailureInjection.remove(from: "app_sessions", in: h.database)
@@ -26,7 +26,7 @@ import Testing
 
             // A session that cannot be read is no "pending".
             try await FailureInjection.withoutTable("app_sessions", in: h.database) {
-                try await h.testResult(token).expectError(500, "internal_error")
+                Covers.status(500, of: "POST /version/v1/testresult", try await h.testResult(token), error: "internal_error")
             }
             #expect(try await h.testResult(token).json["testResult"] as? Int == 2)
         }
@@ -37,13 +37,13 @@ import Testing
         try await VerificationHarness.run(on: kind) { h in
             let token = try await h.registeredToken(result: 2)
             try await FailureInjection.fail(.insert, on: "tans", in: h.database)
-            try await h.tan(token).expectError(500, "internal_error")
+            Covers.status(500, of: "POST /version/v1/tan", try await h.tan(token), error: "internal_error")
             try await FailureInjection.remove(from: "tans", in: h.database)
             let tan = try #require(try await h.tan(token).json["tan"] as? String)
 
             try await FailureInjection.fail(.update, on: "tans", in: h.database)
-            try await h.verify(tan).expectError(500, "internal_error")
-            try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan]]).expectError(500, "internal_error")
+            Covers.status(500, of: "POST /version/v1/tan/verify", try await h.verify(tan), error: "internal_error")
+            Covers.status(500, of: "POST /version/v1/tans/verify", try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan]]), error: "internal_error")
             try await FailureInjection.remove(from: "tans", in: h.database)
             #expect(try await h.verify(tan).status == 200)
         }
@@ -54,7 +54,7 @@ import Testing
         try await VerificationHarness.run(on: kind, environment: ["TELETAN_RATE_LIMIT": "1"]) { h in
             let officer = try await h.officerToken(roles: ["c19hotline"])
             try await FailureInjection.fail(.insert, on: "teletans", in: h.database)
-            try await h.createTeleTAN(token: officer, type: "TEST").expectError(500, "internal_error")
+            Covers.status(500, of: "POST /version/v1/tan/teletan", try await h.createTeleTAN(token: officer, type: "TEST"), error: "internal_error")
             try await FailureInjection.remove(from: "teletans", in: h.database)
             // The failed request took none of the window's one teleTAN.
             #expect(try await h.createTeleTAN(token: officer, type: "TEST").status == 201)

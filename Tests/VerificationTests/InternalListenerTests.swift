@@ -16,11 +16,11 @@ import Testing
             let tan = try #require(try await h.tan(token).json["tan"] as? String)
             let bare = TestHTTPClient(port: h.internal.port)
 
-            try await bare.postJSON("/version/v1/tan/verify", ["tan": tan]).expectError(401, "unknown_caller")
-            try await bare.postJSON("/version/v1/tans/verify", ["tans": [tan]]).expectError(401, "unknown_caller")
+            Covers.status(401, of: "POST /version/v1/tan/verify", try await bare.postJSON("/version/v1/tan/verify", ["tan": tan]), error: "unknown_caller")
+            Covers.status(401, of: "POST /version/v1/tans/verify", try await bare.postJSON("/version/v1/tans/verify", ["tans": [tan]]), error: "unknown_caller")
             let officer = try await h.officerToken(roles: ["c19hotline"])
             let minted = try await bare.request(.POST, "/version/v1/tan/teletan", headers: [("Authorization", "Bearer \(officer)")])
-            minted.expectError(401, "unknown_caller")
+            Covers.status(401, of: "POST /version/v1/tan/teletan", minted, error: "unknown_caller")
             let forged = try await bare.postJSON(
                 "/version/v1/tan/verify", ["tan": tan], headers: [(ServiceTokens.header, TestServiceTokens.submission.uppercased())])
             forged.expectError(401, "unknown_caller")

@@ -10,13 +10,12 @@ import Testing
         try await VerificationHarness.run(on: kind) { h in
             let guid = VerificationHarness.hashedGUID()
             let first = try await h.register(guid: guid)
-            #expect(first.status == 201)
+            Covers.status(201, of: "POST /version/v1/registrationToken", first)
             let token = try #require(first.json["registrationToken"] as? String)
             #expect(Codes.isUUIDv4(token))
             #expect(first.body.count == ResponseSizes.registrationToken)
             let again = try await h.register(guid: guid)
-            #expect(again.status == 400)
-            #expect(again.json["error"] as? String == "already_registered")
+            Covers.status(400, of: "POST /version/v1/registrationToken", again, error: "already_registered")
             // Upper-case hex is the same GUID.
             try #require(try await h.register(guid: guid.uppercased()).status == 400)
             // Only hashes are stored: the token itself appears nowhere.
@@ -84,11 +83,13 @@ import Testing
         try await VerificationHarness.run(on: kind) { h in
             let padding = String(repeating: "a", count: 10_001)
             let large = try await h.app.postJSON("/version/v1/registrationToken", ["key": padding, "keyType": "GUID"], headers: [("cwa-fake", "0")])
-            #expect(large.status == 406)
+            Covers.status(406, of: "POST /version/v1/registrationToken", large, error: "not_acceptable")
             let chunked = try await h.app.postChunked("/version/v1/registrationToken", Array("{\"key\":\"a\",\"keyType\":\"GUID\"}".utf8), headers: [("cwa-fake", "0")])
             #expect(chunked.status == 406)
             let internalLarge = try await h.internal.postJSON("/version/v1/tan/verify", ["tan": padding])
-            #expect(internalLarge.status == 406)
+            Covers.status(406, of: "POST /version/v1/tan/verify", internalLarge, error: "not_acceptable")
+            // Nothing was registered.
+            #expect(try await h.rows("app_sessions") == 0)
         }
     }
 
@@ -103,15 +104,19 @@ import Testing
                 ("/version/v1/testresult", ["registrationToken": token, "padding": padding]),
                 ("/version/v1/tan", ["registrationToken": token, "padding": padding]),
             ]
+            var refused: [TestResponse] = []
             for (path, body) in app {
-                try await h.app.postJSON(path, body, headers: [("cwa-fake", "0")]).expectError(406, "not_acceptable")
+                refused.append(try await h.app.postJSON(path, body, headers: [("cwa-fake", "0")]))
                 let small = try JSONSerialization.data(withJSONObject: ["registrationToken": token])
-                try await h.app.postChunked(path, Array(small), headers: [("cwa-fake", "0")]).expectError(406, "not_acceptable")
+                refused.append(try await h.app.postChunked(path, Array(small), headers: [("cwa-fake", "0")]))
             }
             let batch = ["tans": [Codes.uuidV4(using: SystemRandomSource())], "padding": [padding]]
-            try await h.internal.postJSON("/version/v1/tans/verify", batch).expectError(406, "not_acceptable")
+            refused.append(try await h.internal.postJSON("/version/v1/tans/verify", batch))
             let smallBatch = try JSONSerialization.data(withJSONObject: ["tans": [Codes.uuidV4(using: SystemRandomSource())]])
-            try await h.internal.postChunked("/version/v1/tans/verify", Array(smallBatch)).expectError(406, "not_acceptable")
+            refused.append(try await h.internal.postChunked("/version/v1/tans/verify", Array(smallBatch)))
+            Covers.status(406, of: "POST /version/v1/testresult", among: refused, error: "not_acceptable")
+            Covers.status(406, of: "POST /version/v1/tan", among: refused, error: "not_acceptable")
+            Covers.status(406, of: "POST /version/v1/tans/verify", among: refused, error: "not_acceptable")
             // Nothing was read as a request: the token still has no TAN, and gets one now.
             #expect(try await h.rows("tans") == 0)
             #expect(try await h.tan(token).status == 201)

@@ -10,7 +10,7 @@ import Testing
     func anOfficerIssuesATeleTANThatRegistersOnce(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             let response = try await h.createTeleTAN(token: try await h.officerToken(roles: ["c19hotline"]))
-            #expect(response.status == 201)
+            Covers.status(201, of: "POST /version/v1/tan/teletan", response)
             let teleTAN = try #require(response.json["value"] as? String)
             #expect(Codes.isValidTeleTAN(teleTAN))
             let registered = try await h.register(teleTAN: teleTAN)
@@ -50,8 +50,7 @@ import Testing
             try #require(try await h.createTeleTAN(token: foreign).status == 401)
             let noRole = try await h.officerToken(roles: ["offline_access"])
             let refused = try await h.createTeleTAN(token: noRole)
-            #expect(refused.status == 401)
-            #expect(refused.json["error"] as? String == "unauthorized")
+            Covers.status(401, of: "POST /version/v1/tan/teletan", refused, error: "unauthorized")
             // EVENT needs its own role; TEST (explicit or default) needs c19hotline.
             let eventOnly = try await h.officerToken(roles: ["c19hotline_event"])
             try #require(try await h.createTeleTAN(token: eventOnly).status == 401)
@@ -71,8 +70,8 @@ import Testing
             let issuedBefore = Self.issuedCount()
             for _ in 0..<3 { try #require(try await h.createTeleTAN(token: token).status == 201) }
             let limited = try await h.createTeleTAN(token: token)
-            #expect(limited.status == 429)
-            #expect(limited.json["error"] as? String == "rate_limited")
+            Covers.status(429, of: "POST /version/v1/tan/teletan", limited, error: "rate_limited")
+            #expect(try await h.rows("teletans") == 3)
             // Other tests count too (one registry per process), so at least, not exactly.
             #expect(Self.issuedCount() >= issuedBefore + 3)
             h.clock.advance(by: 3601)
@@ -92,7 +91,7 @@ import Testing
             }
             // The source's bucket is empty: even a valid teleTAN from it waits.
             let valid = try await h.newTeleTAN()
-            try #require(try await h.register(teleTAN: valid).status == 429)
+            Covers.status(429, of: "POST /version/v1/registrationToken", try await h.register(teleTAN: valid))
             // GUID registrations are not affected.
             try #require(try await h.register(guid: VerificationHarness.hashedGUID()).status == 201)
             h.clock.advance(by: 60)
@@ -141,8 +140,7 @@ import Testing
 
             // The same key for the other type, or after ten minutes, is a reuse; other keys and no key get new teleTANs.
             let otherType = try await h.createTeleTAN(token: token, type: "EVENT", idempotencyKey: key)
-            #expect(otherType.status == 400)
-            #expect(otherType.json["error"] as? String == "idempotency_key_reused")
+            Covers.status(400, of: "POST /version/v1/tan/teletan", otherType, error: "idempotency_key_reused")
             let otherKey = try await h.createTeleTAN(token: token, idempotencyKey: Self.newKey())
             let withoutKey = try await h.createTeleTAN(token: token)
             let withoutKeyAgain = try await h.createTeleTAN(token: token)

@@ -11,7 +11,7 @@ import Testing
             let guid = VerificationHarness.hashedGUID()
             let token = try #require(try await h.register(guid: guid).json["registrationToken"] as? String)
             let pending = try await h.testResult(token)
-            #expect(pending.status == 200)
+            Covers.status(200, of: "POST /version/v1/testresult", pending)
             #expect(pending.json["testResult"] as? Int == 0)
             #expect(pending.body.count == ResponseSizes.testResult)
             try await h.labPosts(guid, result: 2)
@@ -26,10 +26,11 @@ import Testing
     func unknownOrMalformedTokensAre400(kind: TestDatabase) async throws {
         try await VerificationHarness.run(on: kind) { h in
             for token in [Codes.uuidV4(using: SystemRandomSource()), "nope", ""] {
-                try #require(try await h.testResult(token).status == 400)
-                try #require(try await h.tan(token).status == 400)
+                Covers.status(400, of: "POST /version/v1/testresult", try await h.testResult(token))
+                Covers.status(400, of: "POST /version/v1/tan", try await h.tan(token))
             }
             try #require(try await h.app.postJSON("/version/v1/tan", [:] as [String: String], headers: [("cwa-fake", "0")]).status == 400)
+            #expect(try await h.rows("tans") == 0)
         }
     }
 
@@ -42,9 +43,10 @@ import Testing
             try await h.labPosts(dob, result: 1)
             let token = try #require(try await h.register(guid: guid, dob: dob).json["registrationToken"] as? String)
             let response = try await h.testResult(token)
-            #expect(response.status == 403)
+            Covers.status(403, of: "POST /version/v1/testresult", response)
             #expect(response.json["error"] as? String == "dob_mismatch")
             try #require(try await h.tan(token).status == 400)
+            #expect(try await h.rows("tans") == 0)
             // Once both agree, the result is answered.
             try await h.labPosts(dob, result: 2)
             try #require(try await h.testResult(token).json["testResult"] as? Int == 2)
@@ -57,20 +59,22 @@ import Testing
         try await VerificationHarness.run(on: kind) { h in
             let negative = try await h.registeredToken(result: 1)
             let refused = try await h.tan(negative)
-            #expect(refused.status == 400)
+            Covers.status(400, of: "POST /version/v1/tan", refused)
             #expect(refused.json["error"] as? String == "result_not_positive")
             try #require(try await h.tan(try await h.registeredToken(result: nil)).status == 400)
             try #require(try await h.tan(try await h.registeredToken(result: 8, quick: true)).status == 400)
+            #expect(try await h.rows("tans") == 0)
 
             let positive = try await h.registeredToken(result: 2)
             let issued = try await h.tan(positive)
-            #expect(issued.status == 201)
+            Covers.status(201, of: "POST /version/v1/tan", issued)
             #expect(issued.body.count == ResponseSizes.tan)
             let tan = try #require(issued.json["tan"] as? String)
             #expect(Codes.isUUIDv4(tan))
             let second = try await h.tan(positive)
             #expect(second.status == 400)
             #expect(second.json["error"] as? String == "tan_already_issued")
+            #expect(try await h.rows("tans") == 1)
 
             try #require(try await h.tan(try await h.registeredToken(result: 7, quick: true)).status == 201)
         }
@@ -81,11 +85,11 @@ import Testing
         try await VerificationHarness.run(on: kind) { h in
             let tan = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
             let ok = try await h.verify(tan)
-            #expect(ok.status == 200)
+            Covers.status(200, of: "POST /version/v1/tan/verify", ok)
             #expect(ok.body.isEmpty)
             #expect(ok.header("X-CWA-TELETAN-TYPE") == nil)
             let reused = try await h.verify(tan)
-            #expect(reused.status == 404)
+            Covers.status(404, of: "POST /version/v1/tan/verify", reused)
             #expect(reused.json["error"] as? String == "tan_not_found")
 
             let late = try #require(try await h.tan(try await h.registeredToken(result: 2)).json["tan"] as? String)
@@ -93,7 +97,7 @@ import Testing
             try #require(try await h.verify(late).status == 404)
 
             try #require(try await h.verify(Codes.uuidV4(using: SystemRandomSource())).status == 404)
-            try #require(try await h.verify("not-a-uuid").status == 400)
+            Covers.status(400, of: "POST /version/v1/tan/verify", try await h.verify("not-a-uuid"))
             try #require(try await h.internal.postRaw("/version/v1/tan/verify", Array("{".utf8)).status == 400)
             try #require(try await h.internal.postJSON("/version/v1/tan/verify", ["tan": 42]).status == 400)
         }
@@ -124,7 +128,7 @@ import Testing
             let unknown = Codes.uuidV4(using: SystemRandomSource())
 
             let response = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [fromGUID, unknown, fromEvent, used, fromGUID]])
-            #expect(response.status == 200)
+            Covers.status(200, of: "POST /version/v1/tans/verify", response)
             let verdicts = try #require(response.json["verdicts"] as? [[String: Any]])
             #expect(verdicts.map { $0["valid"] as? Bool } == [true, false, true, false, false])
             #expect(verdicts.map { $0["teleTanType"] as? String } == [nil, nil, "EVENT", nil, nil])
@@ -143,10 +147,10 @@ import Testing
             #expect(empty.status == 400)
             #expect(empty.json["error"] as? String == "invalid_tan")
             let bad = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan, "not-a-uuid"]])
-            #expect(bad.status == 400)
+            Covers.status(400, of: "POST /version/v1/tans/verify", bad)
             #expect((bad.json["message"] as? String)?.contains("tans[1]") == true)
             let tooMany = try await h.internal.postJSON("/version/v1/tans/verify", ["tans": [tan] + (0..<TanVerificationBatch.maxTANs).map { _ in random() }])
-            #expect(tooMany.status == 413)
+            Covers.status(413, of: "POST /version/v1/tans/verify", tooMany)
             #expect(tooMany.json["error"] as? String == "too_many_tans")
             for body in ["{", "{\"tans\": 1}", "{\"tans\": [1]}", "{}", "[]"] {
                 let response = try await h.internal.postRaw("/version/v1/tans/verify", Array(body.utf8))
@@ -240,7 +244,7 @@ import Testing
             let token = try #require(try await h.register(guid: VerificationHarness.hashedGUID()).json["registrationToken"] as? String)
             let start = ContinuousClock.now
             let response = try await h.testResult(token)
-            #expect(response.status == 500)
+            Covers.status(500, of: "POST /version/v1/testresult", response)
             #expect(response.json["error"] as? String == "dependency_unavailable")
             #expect(ContinuousClock.now - start < .seconds(5))
             try #require(try await h.tan(token).status == 500)
