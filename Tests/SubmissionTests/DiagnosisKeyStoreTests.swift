@@ -91,12 +91,13 @@ import Testing
             #expect(try await store.count() == 0)
             #expect(try await store.all().isEmpty)
             #expect(try await store.pendingCount() == 3)
-            #expect(try await store.publish(reservation: "upload-b") == 0)
-            #expect(try await store.publish(reservation: "upload-a") == 3)
+            try await store.publish(reservation: "upload-b")
+            #expect(try await store.count() == 0)
+            try await store.publish(reservation: "upload-a")
             #expect(try await store.count() == 3)
             #expect(try await store.pendingCount() == 0)
             // Published keys no longer name their upload: a second publication or a discard touches nothing.
-            #expect(try await store.publish(reservation: "upload-a") == 0)
+            try await store.publish(reservation: "upload-a")
             #expect(try await store.discard(reservation: "upload-a") == 0)
             #expect(try await store.count() == 3)
         }
@@ -110,7 +111,8 @@ import Testing
             _ = try await store.storePending([Self.key(4)], padding: [], reservation: "upload-b", submittedAt: Self.now)
             #expect(try await store.discard(reservation: "upload-a") == 2)
             #expect(try await store.pendingCount() == 1)
-            #expect(try await store.publish(reservation: "upload-b") == 1)
+            try await store.publish(reservation: "upload-b")
+            #expect(try await store.pendingCount() == 0)
             #expect(try await store.all().map(\.key.keyData.first) == [1, 4])
         }
     }
@@ -129,13 +131,27 @@ import Testing
             #expect(retry.inserted == 2)
             #expect(try await store.discard(reservation: "first-try") == 1)
             #expect(try await store.discard(reservation: "retry-of-nothing") == 0)
-            #expect(try await store.publish(reservation: "retry") == 2)
+            try await store.publish(reservation: "retry")
+            #expect(try await store.pendingCount() == 0)
             let stored = try await store.all().map(\.key)
             #expect(stored.map(\.keyData.first) == [2, 3, 9])
             #expect(stored.first?.transmissionRiskLevel == 3)
             // The same upload again (same reservation) writes nothing: its keys are there.
             let repeated = try await store.storePending([Self.key(3)], padding: [Self.key(7)], reservation: "retry", submittedAt: Self.now)
             #expect(repeated == StoreOutcome(inserted: 0, paddingInserted: 0))
+        }
+    }
+
+    /// Concurrent uploads publish in shared UPDATEs: each upload's keys, and only those, become publishable.
+    @Test(arguments: TestDatabase.all)
+    func concurrentPublicationsEachPublishTheirOwnKeys(kind: TestDatabase) async throws {
+        try await withStore(kind) { store in
+            for upload in 0..<40 {
+                _ = try await store.storePending([Self.key(UInt8(upload))], padding: [], reservation: "upload-\(upload)", submittedAt: Self.now)
+            }
+            _ = try await concurrently(over: Array(0..<30)) { upload in try await store.publish(reservation: "upload-\(upload)") }
+            #expect(try await store.all().map { Int($0.key.keyData[0]) } == Array(0..<30))
+            #expect(try await store.pendingCount() == 10)
         }
     }
 

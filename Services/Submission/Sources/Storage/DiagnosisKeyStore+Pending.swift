@@ -7,15 +7,31 @@ import SQLKit
 /// Pending rows carry their upload's reservation key. Once verification has spent the TAN the key is erased from the
 /// rows (`publish`): afterwards nothing in this database links published keys to a TAN, as before the two phases.
 extension DiagnosisKeyStore {
-    /// Makes the keys of a confirmed upload publishable; returns how many rows it changed.
-    @discardableResult
-    public func publish(reservation: String) async throws -> Int {
+    /// Makes the keys of a confirmed upload publishable (none, when they are already). The publications of concurrent
+    /// uploads go together in one UPDATE.
+    public func publish(reservation: String) async throws {
+        try await publications.value(for: reservation)
+    }
+
+    /// One UPDATE for a batch of reservations.
+    static func publish(_ reservations: [String], in database: Database) async throws -> [Void] {
         try await database.withConnection { connection in
-            try await connection.raw("""
-                UPDATE diagnosis_keys SET pending_reservation = NULL, pending_since = NULL \
-                WHERE pending_reservation = \(bind: reservation) RETURNING submission_type
-                """).all().count
+            _ = try await connection.execute(
+                PublishUpdate.self, binds: [reservations],
+                otherwise: """
+                    UPDATE diagnosis_keys SET pending_reservation = NULL, pending_since = NULL \
+                    WHERE pending_reservation IN \(bindList: reservations)
+                    """
+            )
         }
+        return reservations.map { _ in () }
+    }
+
+    /// PostgreSQL's form of the batch, one prepared statement for any size: $1 the reservations.
+    enum PublishUpdate: PreparedStatement {
+        static let sql = """
+            UPDATE diagnosis_keys SET pending_reservation = NULL, pending_since = NULL WHERE pending_reservation = ANY($1::TEXT[])
+            """
     }
 
     /// Deletes the keys of an upload whose reservation lapsed or was released (its TAN was not spent); returns how many.

@@ -30,8 +30,18 @@ public struct DiagnosisKeyStore: Sendable {
         report_type, origin_country, visited_countries, consent_to_federation, submission_type, submission_timestamp
         """
 
+    /// Publications out at once; those that queue behind them go together in one UPDATE (`RequestBatcher`).
+    static let publishSlots = 2
+    static let publishBatch = 100
+
+    /// The publications of concurrent uploads, batched (`DiagnosisKeyStore+Pending`).
+    let publications: RequestBatcher<String, Void>
+
     public init(database: Database) {
         self.database = database
+        publications = RequestBatcher(slots: Self.publishSlots, maxBatch: Self.publishBatch) { reservations in
+            try await Self.publish(reservations, in: database)
+        }
     }
 
     /// Stores the keys of one upload as pending, bound to its TAN reservation (`reservation`, the upload's key at
@@ -48,6 +58,13 @@ public struct DiagnosisKeyStore: Sendable {
         let dialect = database.dialect
         // One statement may not write a row twice (PostgreSQL refuses an upsert that would): a key given twice counts once.
         let keys = Self.unique(keys), padding = Self.unique(padding)
+        // One statement is atomic by itself: without padding (the default) the keys need no transaction, and the
+        // BEGIN and COMMIT round trips are saved.
+        if padding.isEmpty, dialect == .postgres || keys.count <= Self.chunkSize {
+            return try await database.withConnection { connection in
+                StoreOutcome(inserted: try await Self.insert(keys, pending, dialect: dialect, on: connection), paddingInserted: 0)
+            }
+        }
         return try await database.transaction { connection in
             let inserted = try await Self.insert(keys, pending, dialect: dialect, on: connection)
             // Padding goes with new keys only: a repeat of an upload (a retry with the same TAN and keys) inserts none,
