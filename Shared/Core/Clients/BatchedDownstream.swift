@@ -6,9 +6,9 @@ import Logging
 /// batch path (`RequestBatcher`); item by item on the single path while the other service lacks the batch path
 /// (`BatchPathFallback`, during a rolling upgrade).
 ///
-/// The verification service's lookups at test-result (`TestResultLookup`) and the submission service's TAN
-/// verifications (`TANVerifier`) are two of these: what differs is only how one request of each path is sent and
-/// read.
+/// The verification service's lookups at test-result (`TestResultLookup`) are one of these: what differs between
+/// users is only how one request of each path is sent and read. The submission service's TAN reservations
+/// (`TANReservations`) batch with `RequestBatcher` alone: their paths have no single-item form to fall back on.
 public struct BatchedDownstream<Item: Sendable, Answer: Sendable>: Sendable {
     private let batcher: RequestBatcher<Item, Answer>
 
