@@ -36,20 +36,35 @@ var glibcAppliesPackedRelocations: Bool {
     #endif
 }
 
-/// A service is a library (API/, Domain/, Storage/) that tests and the all-in-one launcher reuse,
-/// plus a thin executable that only parses its command line.
+/// A service is three targets:
+/// - `<Name>Domain` (`Services/<Folder>/Domain`): its rules. It may depend on `ExposureRules` and on pure libraries
+///   (crypto, JWT, protobuf), never on HTTP or storage; `scripts/check-layers.py` and the build's explicit import
+///   check fail when a rule imports anything it does not declare here.
+/// - `<Name>` (`Services/<Folder>/Sources`): handlers (API/), SQL (Storage/), calls to other services
+///   (Downstream/), commands and configuration, over the domain; tests and the all-in-one launcher reuse it.
+/// - a thin executable (`Services/<Folder>/Main`) that only runs the command line.
 func service(
     _ name: String,
     folder: String,
     executable: String,
+    domainDependencies: [Target.Dependency],
     dependencies: [Target.Dependency],
     openAPI: Bool = true,
     resources: [Resource]? = nil
 ) -> [Target] {
     [
         .target(
+            name: "\(name)Domain",
+            dependencies: ["ExposureRules"] + domainDependencies,
+            path: "Services/\(folder)/Domain",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: name,
-            dependencies: ["ExposureCore", .product(name: "ArgumentParser", package: "swift-argument-parser")] + dependencies + (openAPI ? [
+            dependencies: [
+                .target(name: "\(name)Domain"), "ExposureCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ] + dependencies + (openAPI ? [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
             ] : []),
@@ -72,6 +87,7 @@ let package = Package(
     name: "ExposureSuite",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "ExposureRules", targets: ["ExposureRules"]),
         .library(name: "ExposureCore", targets: ["ExposureCore"]),
         .library(name: "ExposureProtocol", targets: ["ExposureProtocol"]),
         .executable(name: "verification-service", targets: ["verification-service"]),
@@ -112,9 +128,18 @@ let package = Package(
     ],
     targets: [
         // MARK: Shared
+        // The pure core beneath every service's rules: codes, hashing, randomness, time, rate limits. No I/O.
+        .target(
+            name: "ExposureRules",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/Rules",
+            swiftSettings: swiftSettings
+        ),
+        // What every service runs on: HTTP, databases, configuration, lifecycle, observability, clients.
         .target(
             name: "ExposureCore",
             dependencies: [
+                "ExposureRules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -182,21 +207,35 @@ let package = Package(
 
         // MARK: Services
     ]
-    + service("Verification", folder: "Verification", executable: "verification-service", dependencies: [
+    + service("Verification", folder: "Verification", executable: "verification-service", domainDependencies: [
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "JWTKit", package: "jwt-kit"),
+    ], dependencies: [
         "TestResultClient",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "JWTKit", package: "jwt-kit"),
     ])
-    + service("TestResult", folder: "TestResult", executable: "testresult-service", dependencies: [
+    + service("TestResult", folder: "TestResult", executable: "testresult-service", domainDependencies: [], dependencies: [
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
     ])
-    + service("Submission", folder: "Submission", executable: "submission-service", dependencies: [
+    + service("Submission", folder: "Submission", executable: "submission-service", domainDependencies: [
+        "ExposureProtocol",
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        // Export files are zips built in memory.
+        .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+    ], dependencies: [
         "ExposureProtocol",
         "VerificationClient",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ])
-    + service("Portal", folder: "Portal", executable: "portal-service", dependencies: [
+    + service("Portal", folder: "Portal", executable: "portal-service", domainDependencies: [
+        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+        // Bcrypt runs on NIO's thread pool, off the cooperative pool; no I/O.
+        .product(name: "NIOPosix", package: "swift-nio"),
+    ], dependencies: [
         "VerificationClient",
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -207,6 +246,7 @@ let package = Package(
             name: "exposure-suite",
             dependencies: [
                 "ExposureCore", "ExposureProtocol", "Verification", "TestResult", "Submission", "Portal",
+                "SubmissionDomain", "PortalDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -228,11 +268,11 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "ExposureCoreTests", dependencies: [
-            "ExposureCore", "ExposureTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ExposureCore", "ExposureRules", "ExposureTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TestResultTests", dependencies: [
-            "TestResult", "ExposureTestSupport",
+            "TestResult", "TestResultDomain", "ExposureTestSupport",
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -240,13 +280,14 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "TestResult", "ExposureTestSupport",
+            "Verification", "VerificationDomain", "TestResult", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
-            "Submission", "Verification", "TestResult", "ExposureProtocol", "ExposureTestSupport",
+            "Submission", "SubmissionDomain", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
+            "ExposureProtocol", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
             // Reads the entries of published zips to compare trees whose signatures differ.
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -258,6 +299,8 @@ let package = Package(
             // Reads published key files independently of the code that writes them.
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], swiftSettings: swiftSettings),
-        .testTarget(name: "PortalTests", dependencies: ["Portal", "Verification", "TestResult", "ExposureTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PortalTests", dependencies: [
+            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "ExposureTestSupport",
+        ], swiftSettings: swiftSettings),
     ]
 )

@@ -62,7 +62,12 @@ stop_throwaway_postgres() {
     rm -rf "$PG_DIR"
 }
 
-# Cheap, and before anything is built: a documented status without a test fails at once.
+# Cheap, and before anything is built: a rule that imports HTTP or storage, or a service that imports another,
+# fails at once (the build below also refuses an import a target does not declare).
+log "checking the layers (scripts/check-layers.py)"
+scripts/check-layers.py
+
+# Also before the build: a documented status without a test fails at once.
 log "checking that every documented status of every operation has a test (scripts/check-status-coverage.py)"
 scripts/check-status-coverage.py --gaps
 
@@ -95,7 +100,7 @@ fi
 export REQUIRE_MOTO=1
 
 log "building"
-swift build --build-tests
+swift build --build-tests --explicit-target-dependency-import-check error
 # One test at a time: many tests start servers and measure that nothing waits for a timeout, which a two-core
 # machine running two hundred of them at once cannot promise.
 if [[ $# -gt 0 ]]; then

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import PortalDomain
 
 /// The teleTAN half of the demo: an officer signs into the portal (a real form login with its CSRF token and
 /// cookies, as a browser does), issues a teleTAN, and the patient's phone exchanges it for a TAN and uploads.

@@ -3,6 +3,7 @@ import ExposureCore
 import ExposureProtocol
 import Foundation
 import Submission
+import SubmissionDomain
 
 /// `exposure-suite demo`: the whole story over real HTTP against running services, each step printed in plain words
 /// with the numbers that matter. It throws at the first step that does not hold.

@@ -1,5 +1,6 @@
 import Crypto
 @testable import ExposureCore
+@testable import ExposureRules
 import ExposureTestSupport
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureTestSupport
 import Foundation
 import JWTKit
+@testable import PortalDomain
 import Testing
 @testable import Portal
 

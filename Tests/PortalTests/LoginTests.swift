@@ -1,8 +1,10 @@
 import ExposureCore
 import ExposureTestSupport
 import Foundation
+@testable import PortalDomain
 import Testing
 @testable import Portal
+@testable import VerificationDomain
 
 @Suite struct LoginTests {
     @Test(arguments: TestDatabase.all)

@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
+@testable import PortalDomain
 
 /// A response as the browser received it.
 struct BrowserResponse: Sendable {

@@ -5,6 +5,8 @@ import Foundation
 import Hummingbird
 import JWTKit
 import NIOCore
+@testable import PortalDomain
+@testable import VerificationDomain
 
 /// A small but real OpenID Connect provider for tests: discovery, JWKS, an authorization endpoint that signs
 /// in a fixed user at once, and a token endpoint (authorization code with PKCE, refresh token). Tokens are

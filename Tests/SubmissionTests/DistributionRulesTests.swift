@@ -2,6 +2,7 @@ import Crypto
 import ExposureCore
 import ExposureProtocol
 import Foundation
+@testable import SubmissionDomain
 import Testing
 @testable import Submission
 

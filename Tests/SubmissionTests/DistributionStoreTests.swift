@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureProtocol
 import ExposureTestSupport
 import Foundation
+@testable import SubmissionDomain
 import Testing
 @testable import Submission
 
@@ -158,7 +159,7 @@ import Testing
             try await insert(h, [9], submittedAt: at(start))
             if kind == .sqlite {
                 let stored = try await store.state(now: at(start)).unpublished
-                #expect(stored.first { $0.keyData.first == 9 }?.storedRow == deleted.storedRow, "the new key has the deleted key's row")
+                #expect(stored.first { $0.keyData.first == 9 }?.storeLocator == deleted.storeLocator, "the new key has the deleted key's row")
             }
             try await store.record([(start, keys)], plannedThroughHour: start)
             let state = try await store.state(now: at(start + 1))
@@ -176,7 +177,7 @@ import Testing
             let store = DistributionStore(database: h.database)
             let read = try #require(try await store.state(now: at(start)).unpublished.first)
             var made = read
-            made.storedRow = 0
+            made.storeLocator = 0
             #expect(made == read, "the row is not part of the key's value")
             await #expect(throws: KeyNotReadFromStore.self) {
                 try await store.record([(start, [read, made])], plannedThroughHour: start)
@@ -192,10 +193,10 @@ import Testing
     @Test func placementRowsSpellEachKeyInOrder() {
         let key = ExportableKey(
             keyData: Array(0...15) as [UInt8], rollingStartIntervalNumber: 1, rollingPeriod: 144, transmissionRiskLevel: 6,
-            submissionType: 1, submissionHour: 2, storedRow: 7
+            submissionType: 1, submissionHour: 2, storeLocator: 7
         )
         var other = key
-        other.storedRow = 1_234_567_890_123
+        other.storeLocator = 1_234_567_890_123
         other.high = .max
         #expect(PlacementRows([(key, 5), (other, 472_222)]).json == """
             [[7,"000102030405060708090a0b0c0d0e0f",1,5],[1234567890123,"ffffffffffffffff08090a0b0c0d0e0f",1,472222]]
@@ -208,7 +209,7 @@ import Testing
         #expect(MemoryLayout<ExportableKey>.stride == 40)
         var key = ExportableKey(
             keyData: Array(repeating: 1, count: 16), rollingStartIntervalNumber: 1, rollingPeriod: 144, transmissionRiskLevel: 8,
-            submissionType: 1, submissionHour: 2, storedRow: 3
+            submissionType: 1, submissionHour: 2, storeLocator: 3
         )
         #expect((key.rollingPeriod, key.transmissionRiskLevel, key.submissionType) == (144, 8, 1))
         key.rollingPeriod = 255

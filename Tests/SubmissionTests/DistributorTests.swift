@@ -3,6 +3,7 @@ import ExposureCore
 import ExposureProtocol
 import ExposureTestSupport
 import Foundation
+@testable import SubmissionDomain
 import Testing
 @testable import Submission
 

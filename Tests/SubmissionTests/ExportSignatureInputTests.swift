@@ -1,6 +1,7 @@
 import Crypto
 import ExposureCore
 import Foundation
+@testable import SubmissionDomain
 import Testing
 @testable import Submission
 

@@ -2,6 +2,7 @@ import Crypto
 import ExposureCore
 import ExposureTestSupport
 import Foundation
+@testable import SubmissionDomain
 import Testing
 import ZIPFoundation
 @testable import Submission

@@ -6,6 +6,7 @@ import Testing
 @testable import Submission
 @testable import TestResult
 @testable import Verification
+@testable import VerificationDomain
 
 /// Submission against the real verification and test-result services over HTTP: the TAN a phone gets for a positive
 /// test is spent exactly once (a repeat of the same submission is that one use), a fake upload spends none, and an

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+@testable import SubmissionDomain
 import Testing
 @testable import Submission
 

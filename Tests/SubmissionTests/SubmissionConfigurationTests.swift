@@ -1,6 +1,7 @@
 import ExposureCore
 import ExposureTestSupport
 import Foundation
+@testable import SubmissionDomain
 import Testing
 
 @testable import Submission

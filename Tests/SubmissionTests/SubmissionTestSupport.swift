@@ -3,6 +3,7 @@ import ExposureProtocol
 import ExposureTestSupport
 import Foundation
 import SQLKit
+@testable import SubmissionDomain
 import SwiftProtobuf
 
 @testable import Submission

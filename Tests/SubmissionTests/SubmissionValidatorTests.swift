@@ -1,7 +1,9 @@
 import ExposureCore
 import ExposureProtocol
 import Foundation
+@testable import SubmissionDomain
 import SwiftProtobuf
+@testable import TestResultDomain
 import Testing
 
 @testable import Submission

@@ -1,3 +1,4 @@
+@testable import SubmissionDomain
 import Testing
 
 @testable import Submission

@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureProtocol
 import ExposureTestSupport
 import Foundation
+@testable import SubmissionDomain
 import Testing
 @testable import Submission
 @testable import Verification

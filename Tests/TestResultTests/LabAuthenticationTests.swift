@@ -1,6 +1,7 @@
 import ExposureCore
 import ExposureTestSupport
 import Foundation
+@testable import TestResultDomain
 import Testing
 @testable import TestResult
 

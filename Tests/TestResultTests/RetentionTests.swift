@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureTestSupport
 import Foundation
 import SQLKit
+@testable import TestResultDomain
 import Testing
 @testable import TestResult
 

@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 @Suite struct FakeRequestTests {
     /// Status, header names and body size of a response: what an observer of the encrypted traffic could compare.

@@ -7,6 +7,7 @@ import JWTKit
 import NIOCore
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 /// Officers' tokens from an OIDC provider: verification fetches the provider's JWKS (as from Keycloak's
 /// `…/protocol/openid-connect/certs`) and trusts the keys it lists.

@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 /// Attacks on teleTAN issuance with officers' tokens: tokens meant for someone else, one officer using up everyone's
 /// allowance, and concurrent requests racing past the limits.

@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 @Suite struct RegistrationTests {
     @Test(arguments: TestDatabase.all)

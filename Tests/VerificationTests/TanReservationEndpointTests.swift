@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 /// The two-phase redemption over HTTP, as the submission service calls it on the internal listener: each documented
 /// answer of `/version/v1/tans/reserve`, `/confirm` and `/release`, with its JSON error, and what a refused request

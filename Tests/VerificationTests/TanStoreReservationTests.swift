@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 /// The two-phase redemption in the database, on both: one upload holds a TAN at a time, a confirmation spends it only
 /// while the lease runs, a release of a run-out lease makes a later confirmation impossible, and concurrent uploads

@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 /// TAN redemption, which concurrent verifications share in batched UPDATEs: each TAN still goes to one verifier.
 @Suite struct TanStoreTests {

@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import Testing
 @testable import Verification
+@testable import VerificationDomain
 
 @Suite struct TeleTANTests {
     @Test(arguments: TestDatabase.all)

@@ -7,6 +7,7 @@ import JWTKit
 import SQLKit
 @testable import TestResult
 @testable import Verification
+@testable import VerificationDomain
 
 /// The real test-result service and the verification service on free ports, wired over HTTP, with an officer
 /// signing key that verification trusts and a registered lab.

@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import Logging
+import PortalDomain
 
 /// The operator's work on local accounts and the audit log, behind `portal-service users …` and `audit`
 /// (the command types are in Commands/). Each returns what the command prints.

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import PortalDomain
 
 /// Everything the portal reads from its environment (see docs/operations.md).
 public struct PortalConfiguration: Sendable {

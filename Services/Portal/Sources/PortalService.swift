@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import Hummingbird
 import Logging
+import PortalDomain
 
 /// The portal: public-health officers sign in and issue teleTANs, which it obtains from verification.
 public enum PortalService {

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import SubmissionDomain
 
 /// Everything the submission service reads from its environment (see docs/operations.md).
 public struct SubmissionConfiguration: Sendable {

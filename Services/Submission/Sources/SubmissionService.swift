@@ -5,6 +5,7 @@ import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
+import SubmissionDomain
 
 /// The submission service: diagnosis keys in, with a TAN spent at verification in two phases; recovery of uploads
 /// left pending; retention of stored keys.

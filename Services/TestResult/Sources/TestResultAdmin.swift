@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import NIOSSL
+import TestResultDomain
 
 /// The operator's work on lab credentials, behind `testresult-service labs add|add-cert|list|revoke` (the command
 /// types are in Commands/). Each returns what the command prints.

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import TestResultDomain
 
 /// Everything the test-result service reads from its environment (see docs/operations.md).
 public struct TestResultConfiguration: Sendable {

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import TestResultDomain
 
 /// The test-result service: lab results in (lab listener), test status out (internal listener).
 public enum TestResultService {

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import VerificationDomain
 
 /// Everything the verification service reads from its environment (see docs/operations.md).
 public struct VerificationConfiguration: Sendable {

@@ -6,6 +6,7 @@ import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
+import VerificationDomain
 
 /// The verification service: registration tokens, test results and TANs for the apps (app listener); TAN
 /// verification and teleTAN issuance for the submission service and the portal (internal listener).

@@ -1,19 +1,6 @@
 import Configuration
 import Foundation
 
-/// A configuration value that is missing its mark: names the variable and says what is wrong.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
-    public let variable: String
-    public let reason: String
-
-    public init(variable: String, reason: String) {
-        self.variable = variable
-        self.reason = reason
-    }
-
-    public var description: String { "invalid configuration: \(variable) \(reason)" }
-}
-
 /// Typed, validated access to settings from command-line flags and environment variables.
 ///
 /// A setting is named by its environment variable (`DATABASE_URL`); the same setting can be given as a
@@ -140,14 +127,6 @@ public struct Settings: Sendable {
         }
         guard let number = Int64(trimmed), number >= 0 else { return nil }
         return .seconds(number)
-    }
-}
-
-extension Duration {
-    /// The duration as fractional seconds, for arithmetic with `Date`.
-    public var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) / 1e18
     }
 }
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import PortalDomain
 
 /// Every failure of a portal route becomes a friendly page in the officer's language: a `PortalError` as it
 /// says, Hummingbird's own errors (unknown path, wrong method) by status, anything else a plain 500 page whose

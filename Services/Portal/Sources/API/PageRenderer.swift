@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Mustache
 import NIOCore
+import PortalDomain
 
 /// Renders the Mustache templates of `Resources/templates` into HTML responses.
 ///

@@ -1,4 +1,5 @@
 import HTTPTypes
+import PortalDomain
 
 /// A problem an officer is shown as a page: a status, a title and a message in their language.
 /// Never carries details of the failure (those go to the log).

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import Hummingbird
 import Metrics
+import PortalDomain
 
 /// Sign-in with a local account, and sign-out.
 extension PortalWeb {

@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import Hummingbird
+import PortalDomain
 
 /// Sign-in at an OpenID Connect provider (authorization-code flow with state, nonce and PKCE).
 extension PortalWeb {

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import PortalDomain
 
 /// What every route needs: the officer's language and session, form fields, CSRF checks, redirects.
 extension PortalWeb {

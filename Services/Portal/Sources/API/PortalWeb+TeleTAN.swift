@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import Hummingbird
 import Metrics
+import PortalDomain
 
 /// The start page and teleTAN issuance.
 extension PortalWeb {

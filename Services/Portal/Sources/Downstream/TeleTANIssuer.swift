@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import PortalDomain
 import VerificationClient
 
 /// Asks verification's internal API for a teleTAN (`POST /version/v1/tan/teletan`) with the officer's bearer token.

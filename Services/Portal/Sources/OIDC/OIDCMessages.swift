@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import PortalDomain
 
 /// The provider's discovery document (`/.well-known/openid-configuration`), the fields the portal uses.
 struct OIDCDiscovery: Decodable, Sendable {

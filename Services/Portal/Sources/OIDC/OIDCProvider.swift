@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import Logging
 import NIOCore
+import PortalDomain
 
 /// The OpenID Connect provider, seen from the portal: discovery, the authorization URL, the code and
 /// refresh grants, and ID token verification against the provider's JWKS.

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import PortalDomain
 import SQLKit
 
 /// One attempt to issue a teleTAN: who, when, which type, for which health authority, and what came of it.

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import PortalDomain
 import SQLKit
 
 /// A signed-in browser, as stored in `portal_sessions` (so that every replica knows it).

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import PortalDomain
 import SQLKit
 
 /// Sign-in attempts per user name in the current window (`portal_sign_in_attempts`), shared by every replica.

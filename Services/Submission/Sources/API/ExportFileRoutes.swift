@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import Hummingbird
 import NIOCore
+import SubmissionDomain
 
 /// Serves the export tree over GET, as a CDN origin would: `…/X` answers the content of `…/X/index`, key files as
 /// `application/zip`, indexes as JSON, with `Cache-Control` that lets a CDN keep key files for a day and indexes for

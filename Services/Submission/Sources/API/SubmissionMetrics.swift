@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import SubmissionDomain
 
 /// How a submission request ended, as counted.
 enum SubmissionOutcome: String, Sendable, CaseIterable {

@@ -1,6 +1,7 @@
 import ExposureCore
 import ExposureProtocol
 import Foundation
+import SubmissionDomain
 
 /// The distribution job's settings (see docs/operations.md, "Distribution").
 public struct DistributionConfiguration: Sendable {

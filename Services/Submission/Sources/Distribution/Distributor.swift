@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import NIOPosix
+import SubmissionDomain
 
 /// What one distribution run did.
 public struct DistributionReport: Sendable, Equatable {

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import Logging
 import OpenAPIRuntime
+import SubmissionDomain
 import VerificationClient
 
 /// The submission service's side of the two-phase redemption at verification, through the client generated from

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import NIOCore
 import SQLKit
+import SubmissionDomain
 
 /// What one stored submission wrote.
 public struct StoreOutcome: Sendable, Equatable {

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import TestResultDomain
 
 /// The lab a request was authenticated as, for the handlers of the lab endpoints.
 enum AuthenticatedLab {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import OpenAPIRuntime
+import TestResultDomain
 
 /// The handlers of `openapi/testresult.yaml`: validation and storage rules live in `Domain/` and `Storage/`.
 struct TestResultAPI: APIProtocol {

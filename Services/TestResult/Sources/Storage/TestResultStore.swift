@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SQLKit
+import TestResultDomain
 
 /// A stored result, as the verification service is told it.
 public struct StoredResult: Sendable, Equatable {

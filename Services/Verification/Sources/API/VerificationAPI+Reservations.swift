@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import OpenAPIRuntime
+import VerificationDomain
 
 /// The handlers of the two-phase redemption (`TanStore+Reservations`): reserve, confirm, release.
 extension VerificationAPI {

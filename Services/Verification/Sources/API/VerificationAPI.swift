@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import OpenAPIRuntime
+import VerificationDomain
 
 /// The handlers of `openapi/verification.yaml`. Formats and policies live in `Domain/`, SQL in `Storage/`.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import Logging
 import NIOCore
+import VerificationDomain
 
 /// Where the public keys that sign officers' tokens come from: a JWKS URL (an OIDC provider such as
 /// Keycloak, refreshed periodically so that key rotation needs no restart) and/or static PEM files.

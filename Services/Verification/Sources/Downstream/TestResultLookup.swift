@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import OpenAPIRuntime
 import TestResultClient
+import VerificationDomain
 
 /// Asks the test-result service for results, through the client generated from `openapi/testresult.yaml`.
 ///

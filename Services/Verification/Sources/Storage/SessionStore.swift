@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SQLKit
+import VerificationDomain
 
 /// A registration: what the app's registration token stands for.
 public struct AppSession: Sendable, Equatable {

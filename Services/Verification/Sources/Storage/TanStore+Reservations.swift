@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SQLKit
+import VerificationDomain
 
 /// The two-phase redemption: an upload reserves its TAN, stores its keys as pending, then confirms the reservation,
 /// which spends the TAN (openapi/verification.yaml, `/version/v1/tans/reserve`, `confirm`, `release`).

@@ -1,12 +1,7 @@
 import ExposureCore
 import Foundation
 import SQLKit
-
-/// What a verified TAN came from.
-public struct RedeemedTAN: Sendable, Equatable {
-    public let source: SessionSource
-    public let teleTANType: TeleTANType?
-}
+import VerificationDomain
 
 /// Queries on `tans`: one TAN per registration token, consumed once.
 ///

@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SQLKit
+import VerificationDomain
 
 /// Queries on `teletans` and on the issuance limits' counters (`teletan_issuance_counts`).
 public struct TeleTANStore: Sendable {

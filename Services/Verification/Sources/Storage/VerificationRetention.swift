@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SQLKit
+import VerificationDomain
 
 /// The hourly clean-up: sessions and TANs after 21 days, expired teleTANs (once out of the rate-limit window),
 /// used keys after 60 days. Guarded so that one replica does it per round.

@@ -2,6 +2,7 @@ import ExposureCore
 import Foundation
 import NIOCore
 import SQLKit
+import SubmissionDomain
 import Synchronization
 
 /// What distribution reads and records: the keys a run may publish (transmission risk level at least
@@ -43,7 +44,7 @@ public struct DistributionStore: Sendable {
                 ],
                 otherwise: Self.selectKeys(minimumRiskLevel: minimumRiskLevel, firstHour: firstHour, hours: hours)
             ) { columns in
-                let storedRow = numbersRows ? try columns.next(Int64.self) : 0
+                let rowID = numbersRows ? try columns.next(Int64.self) : 0
                 let keyData = try columns.next(Data.self)
                 let (start, period, level, type): (Int32, Int32, Int32, Int32) =
                     (try columns.next(), try columns.next(), try columns.next(), try columns.next())
@@ -53,7 +54,7 @@ public struct DistributionStore: Sendable {
                 else { return }
                 let key = ExportableKey(
                     keyData: Array(keyData), rollingStartIntervalNumber: start, rollingPeriod: period, transmissionRiskLevel: level,
-                    submissionType: type, submissionHour: try columns.next(), storedRow: storedRow
+                    submissionType: type, submissionHour: try columns.next(), storeLocator: rowID
                 )
                 collector.add(key, publishedHour: try columns.next(Int64?.self))
             }
@@ -84,8 +85,8 @@ public struct DistributionStore: Sendable {
             """
     }
 
-    /// SQLite's form, with each row's number first (`ExportableKey.storedRow`). The window holds most of the table
-    /// (10 of 14 days by default): SQLite reads the table in order faster than it follows the submission-time index
+    /// SQLite's form, with each row's number first (kept as `ExportableKey.storeLocator`). The window holds most of
+    /// the table (10 of 14 days by default): SQLite reads the table in order faster than it follows the submission-time index
     /// to rows all over it (2.5 times, 1,000,000 keys).
     private static func selectKeys(minimumRiskLevel: Int, firstHour: Int64, hours: [Range<Int64>]) -> SQLQueryString {
         let ranges = hours.map { hours -> SQLQueryString in
@@ -184,12 +185,12 @@ public struct DistributionStore: Sendable {
         placed.reserveCapacity(placements.reduce(0) { $0 + $1.keys.count })
         for (hour, keys) in placements {
             for key in keys {
-                guard key.storedRow > 0 else { throw KeyNotReadFromStore() }
+                guard key.storeLocator > 0 else { throw KeyNotReadFromStore() }
                 placed.append((key, hour))
             }
         }
         guard !placed.isEmpty else { return }
-        placed.sort { $0.key.storedRow < $1.key.storedRow }
+        placed.sort { $0.key.storeLocator < $1.key.storeLocator }
         // The table lives for this transaction; one left behind on the connection by a rollback that failed too
         // would stop every later record.
         try await connection.raw("DROP TABLE IF EXISTS temp.placed_keys").run()
@@ -229,7 +230,7 @@ struct PlacementRows {
         for (offset, (key, hour)) in placements.enumerated() {
             if offset > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes.append(UInt8(ascii: "["))
-            bytes += String(key.storedRow).utf8
+            bytes += String(key.storeLocator).utf8
             bytes += #",""#.utf8
             bytes.appendHex(of: key.keyData)
             bytes += #"","#.utf8

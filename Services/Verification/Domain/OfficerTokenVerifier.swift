@@ -1,0 +1,59 @@
+import ExposureRules
+import Foundation
+import JWTKit
+
+/// The claims verification reads from an officer's token (Keycloak's layout: roles in `realm_access.roles`).
+public struct OfficerClaims: JWTPayload {
+    public struct RealmAccess: Codable, Sendable {
+        public var roles: [String]
+    }
+
+    public var exp: ExpirationClaim
+    public var nbf: NotBeforeClaim?
+    public var iss: IssuerClaim?
+    public var aud: AudienceClaim?
+    public var sub: SubjectClaim?
+    public var realm_access: RealmAccess?
+
+    /// Time is checked by `OfficerTokenVerifier` against the injected clock, not here.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// An officer as a verified token names them: the subject of an issuer, and their roles.
+public struct VerifiedOfficer: Sendable, Equatable {
+    public let issuer: String
+    public let subject: String
+    public let roles: Set<String>
+}
+
+/// Verifies bearer JWTs against the configured key sources (a JWKS of an OIDC provider, static public keys), each
+/// with the issuer and audience its tokens must carry, and returns the officer they name. Every failure is the same
+/// 401, so a caller learns nothing about which check failed.
+public struct OfficerTokenVerifier: Sendable {
+    public let keys: OfficerSigningKeys
+    public let clock: any WallClock
+    /// Allowed clock difference between the token's issuer and this service.
+    public let leeway: TimeInterval = 30
+
+    public init(keys: OfficerSigningKeys, clock: any WallClock) {
+        self.keys = keys
+        self.clock = clock
+    }
+
+    public func officer(of token: String?) async throws(OfficerTokenRejected) -> VerifiedOfficer {
+        let unauthorized = OfficerTokenRejected()
+        guard let token, !token.isEmpty else { throw unauthorized }
+        let claims: OfficerClaims
+        do {
+            claims = try await keys.verify(token)
+        } catch {
+            throw unauthorized
+        }
+        let now = clock.now()
+        guard claims.exp.value.addingTimeInterval(leeway) > now else { throw unauthorized }
+        if let nbf = claims.nbf, nbf.value.addingTimeInterval(-leeway) > now { throw unauthorized }
+        // The per-officer limit counts by subject: a token that names nobody cannot be counted.
+        guard let issuer = claims.iss?.value, let subject = claims.sub?.value, !subject.isEmpty else { throw unauthorized }
+        return VerifiedOfficer(issuer: issuer, subject: subject, roles: Set(claims.realm_access?.roles ?? []))
+    }
+}
