@@ -195,7 +195,7 @@ let package = Package(
         .target(
             name: "ExposureTestSupport",
             dependencies: [
-                "ExposureCore",
+                "ExposureCore", "ExposureStack", "TestResult",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -242,10 +242,22 @@ let package = Package(
         .product(name: "JWTKit", package: "jwt-kit"),
     ], openAPI: false, resources: [.copy("Resources")])
     + [
+        // The one way to start any set of the services with their wiring: the suite, every harness, the
+        // end-to-end tests.
+        .target(
+            name: "ExposureStack",
+            dependencies: [
+                "ExposureCore", "Verification", "TestResult", "Submission", "Portal",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Stack",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "exposure-suite",
             dependencies: [
-                "ExposureCore", "ExposureProtocol", "Verification", "TestResult", "Submission", "Portal",
+                "ExposureCore", "ExposureProtocol", "ExposureStack", "Verification", "TestResult", "Submission", "Portal",
                 "SubmissionDomain", "PortalDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -272,7 +284,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TestResultTests", dependencies: [
-            "TestResult", "TestResultDomain", "ExposureTestSupport",
+            "TestResult", "TestResultDomain", "ExposureStack", "ExposureTestSupport",
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -280,27 +292,27 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "VerificationDomain", "TestResult", "ExposureTestSupport",
+            "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
             "Submission", "SubmissionDomain", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
-            "ExposureProtocol", "ExposureTestSupport",
+            "ExposureProtocol", "ExposureStack", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
             // Reads the entries of published zips to compare trees whose signatures differ.
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "ExposureCore", "ExposureProtocol", "ExposureTestSupport",
+            "ExposureCore", "ExposureProtocol", "ExposureStack", "ExposureTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SQLKit", package: "sql-kit"),
             // Reads published key files independently of the code that writes them.
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: [
-            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "ExposureTestSupport",
+            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureTestSupport",
         ], swiftSettings: swiftSettings),
     ]
 )

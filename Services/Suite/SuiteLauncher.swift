@@ -1,5 +1,6 @@
-import ExposureCore
 import Crypto
+import ExposureCore
+import ExposureStack
 import Foundation
 import Logging
 import Portal
@@ -13,7 +14,7 @@ import Verification
 /// its own configuration type, and the services talk to each other over HTTP on localhost.
 enum SuiteLauncher {
     struct Services {
-        var bundles: [ServiceBundle]
+        var stack: ServiceStack<InProcessRunner>
         var rows: [(service: String, listener: String, url: String)]
         var credentials: [String: String]
         var exportPublicKeyPEM: String
@@ -23,109 +24,100 @@ enum SuiteLauncher {
     static func serve(environment: [String: String]) async throws {
         let logger = Logger(label: "exposure.suite")
         let layout = try SuiteLayout(environment: environment)
-        let services = try await makeServices(layout: layout, environment: ServiceEnvironment(logger: logger), logger: logger)
-        let running = await RunningServices.start(services.bundles, logger: logger, shutdownSignals: [.sigterm, .sigint])
+        let services = try await startServices(layout: layout, environment: ServiceEnvironment(logger: logger), logger: logger)
         print(banner(services, layout: layout))
-        try await running.wait()
+        await services.stack.runner.waitForShutdown(of: services.stack)
     }
 
-    static func makeServices(layout: SuiteLayout, environment: ServiceEnvironment, logger: Logger) async throws -> Services {
+    /// What the suite starts: every service on SQLite files under `DATA_DIR`, at the default ports.
+    static func plan(layout: SuiteLayout, tokens: SuiteServiceTokens, random: any RandomSource) throws -> StackPlan {
+        // teleTANs are stored under a key made on first start and kept in the data directory (mode 0600)
+        let teleTANHashKeysFile = layout.path("teletan-hash-keys")
+        try SecretHashKey.createKeyFileIfMissing(at: teleTANHashKeysFile, id: "suite", random: random)
+        return StackPlan(
+            databases: Dictionary(uniqueKeysWithValues: StackMember.allCases.map { ($0, layout.database($0.rawValue)) }),
+            tokens: StackTokens(
+                submissionToVerification: tokens.submissionToVerification, portalToVerification: tokens.portalToVerification,
+                verificationToTestResult: tokens.verificationToTestResult
+            ),
+            dataDirectory: layout.dataDirectory.path,
+            bindHost: layout.bindHost,
+            variables: [
+                .verification: ["TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile],
+                // the distribution job on a short schedule, publishing the running hour (development only)
+                .submission: [
+                    "EXPORT_DIR": layout.path("exports"),
+                    "DISTRIBUTION_INTERVAL": "5s",
+                    "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true",
+                    "SHIFTING_THRESHOLD": "1",
+                ],
+                .portal: ["HEALTH_AUTHORITIES": "10001=Demo health authority"],
+            ]
+        )
+    }
+
+    /// A member's settings as the suite reads them: the plan's, then any `<SERVICE>_*` variable of the process.
+    static func settingsReader(_ layout: SuiteLayout) -> InProcessRunner.SettingsReader {
+        { member, variables in layout.settings(for: member.environmentPrefix, defaults: variables) }
+    }
+
+    static func startServices(layout: SuiteLayout, environment: ServiceEnvironment, logger: Logger) async throws -> Services {
         let credentials = FirstRunCredentials(layout: layout)
         let tokens = try credentials.serviceTokens(random: environment.random)
-        // test-result, answering verification on its internal listener
-        let testResult = try TestResultConfiguration(layout.settings(for: "TESTRESULT", defaults: [
-            "DATABASE_URL": layout.database("testresult"),
-            "INTERNAL_API_TOKENS": "verification=\(tokens.verificationToTestResult)",
-        ]))
-        // verification, asking test-result on localhost and trusting the portal's signing key; teleTANs are stored
-        // under a key made on first start and kept in the data directory (mode 0600)
-        let teleTANHashKeysFile = layout.path("teletan-hash-keys")
-        try SecretHashKey.createKeyFileIfMissing(at: teleTANHashKeysFile, id: "suite", random: environment.random)
-        let verificationPort = try layout.settings(for: "VERIFICATION", defaults: [:]).port("INTERNAL_PORT", default: 8011)
-        let portal = try PortalConfiguration(layout.settings(for: "PORTAL", defaults: [
-            "DATABASE_URL": layout.database("portal"),
-            "DATA_DIR": layout.dataDirectory.path,
-            "VERIFICATION_URL": "http://127.0.0.1:\(verificationPort)",
-            "VERIFICATION_API_TOKEN": tokens.portalToVerification,
-            "HEALTH_AUTHORITIES": "10001=Demo health authority",
-        ]))
-        let portalKey = try PortalSigningKey.load(portal)
-        let portalPublicKeyFile: String
-        if let file = portalKey.publicKeyFile {
-            portalPublicKeyFile = file
-        } else {
-            portalPublicKeyFile = layout.path("portal-signing-key.pub.pem")
-            try portalKey.publicKeyPEM.write(toFile: portalPublicKeyFile, atomically: true, encoding: .utf8)
-        }
-        let verification = try VerificationConfiguration(layout.settings(for: "VERIFICATION", defaults: [
-            "DATABASE_URL": layout.database("verification"),
-            "TESTRESULT_URL": "http://127.0.0.1:\(testResult.internalListener.port)",
-            "TESTRESULT_API_TOKEN": tokens.verificationToTestResult,
-            "INTERNAL_API_TOKENS": "submission=\(tokens.submissionToVerification),portal=\(tokens.portalToVerification)",
-            "JWT_PUBLIC_KEY_FILES": "\(portalPublicKeyFile)|\(portal.tokenIssuer)|\(portal.tokenAudience)",
-            "TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile,
-        ]))
-        // submission, spending TANs at verification, with the distribution job on a short schedule, publishing
-        // the running hour (development only) and serving the export tree
-        let submission = try SubmissionConfiguration(layout.settings(for: "SUBMISSION", defaults: [
-            "DATABASE_URL": layout.database("submission"),
-            "VERIFICATION_URL": "http://127.0.0.1:\(verification.internalListener.port)",
-            "VERIFICATION_API_TOKEN": tokens.submissionToVerification,
-            "DATA_DIR": layout.dataDirectory.path,
-            "EXPORT_DIR": layout.path("exports"),
-            "DISTRIBUTION_INTERVAL": "5s",
-            "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true",
-            "SHIFTING_THRESHOLD": "1",
-        ]), serveExportsByDefault: true)
-
-        var secrets = try credentials.read()
-        if secrets["LAB_API_KEY"] == nil {
-            let labKey = try await TestResultAdmin.addLab("dev-lab", configuration: testResult, environment: environment)
-            let password = Codes.uuidV4(using: environment.random)
-            _ = try await PortalAdmin.users(
-                ["add", "officer", "--roles", "c19hotline,c19hotline_event"], configuration: portal, environment: environment,
-                password: { password }
-            )
-            let created = [("LAB_ID", "dev-lab"), ("LAB_API_KEY", labKey), ("OFFICER_USER", "officer"), ("OFFICER_PASSWORD", password)]
-            try credentials.add(created)
-            secrets.merge(created) { $1 }
-            print(firstRunNotice(created, file: credentials.file))
-        }
-
-        var bundles: [ServiceBundle] = []
-        do {
-            bundles.append(try await TestResultService.makeBundle(testResult, environment: environment))
-            bundles.append(try await VerificationService.makeBundle(verification, environment: environment))
-            bundles.append(try await SubmissionService.makeBundle(submission, environment: environment))
-            bundles.append(try await PortalService.makeBundle(portal, environment: environment))
-        } catch {
-            for bundle in bundles { await bundle.close() }
-            throw error
-        }
+        let plan = try plan(layout: layout, tokens: tokens, random: environment.random)
+        let settings = settingsReader(layout)
+        let secrets = try await firstRunCredentials(credentials, plan: plan, settings: settings, environment: environment)
+        let stack = try await ServiceStack.start(plan, on: InProcessRunner(
+            settings: settings, environment: { _ in environment }, logger: logger, serveExportsByDefault: true
+        ))
         let host = layout.bindHost == "0.0.0.0" ? "localhost" : layout.bindHost
         let rows: [(String, String, String)] = [
-            ("verification", "apps", "http://\(host):\(verification.appListener.port)"),
-            ("verification", "internal", "http://127.0.0.1:\(verification.internalListener.port)"),
-            ("verification", "management", "http://127.0.0.1:\(verification.common.managementListener.port)"),
-            ("test-result", "labs", "http://\(host):\(testResult.labListener.port)"),
-            ("test-result", "internal", "http://127.0.0.1:\(testResult.internalListener.port)"),
-            ("test-result", "management", "http://127.0.0.1:\(testResult.common.managementListener.port)"),
-            ("submission", "apps", "http://\(host):\(submission.listener.port)"),
-            ("submission", "management", "http://127.0.0.1:\(submission.common.managementListener.port)"),
-            ("portal", "officers", "http://\(host):\(portal.listener.port)"),
-            ("portal", "management", "http://127.0.0.1:\(portal.common.managementListener.port)"),
-            ("export tree", "CDN origin", "http://\(host):\(submission.listener.port)/version/v1/diagnosis-keys/country/DE/date"),
+            ("verification", "apps", "http://\(host):\(stack.port(.verification, "app"))"),
+            ("verification", "internal", stack.url(.verification, "internal")),
+            ("verification", "management", stack.url(.verification, ManagementRouter.listenerName)),
+            ("test-result", "labs", "http://\(host):\(stack.port(.testResult, "lab"))"),
+            ("test-result", "internal", stack.url(.testResult, "internal")),
+            ("test-result", "management", stack.url(.testResult, ManagementRouter.listenerName)),
+            ("submission", "apps", "http://\(host):\(stack.port(.submission, "app"))"),
+            ("submission", "management", stack.url(.submission, ManagementRouter.listenerName)),
+            ("portal", "officers", "http://\(host):\(stack.port(.portal, "web"))"),
+            ("portal", "management", stack.url(.portal, ManagementRouter.listenerName)),
+            ("export tree", "CDN origin", "http://\(host):\(stack.port(.submission, "app"))/version/v1/diagnosis-keys/country/DE/date"),
         ]
         return Services(
-            bundles: bundles, rows: rows, credentials: secrets,
-            exportPublicKeyPEM: try SubmissionService.exportPublicKeyPEM(submission, logger: logger),
+            stack: stack, rows: rows, credentials: secrets,
+            exportPublicKeyPEM: try exportPublicKeyPEM(plan: plan, settings: settings, logger: logger),
             endpoints: DemoStory.Endpoints(
-                verification: "http://127.0.0.1:\(verification.appListener.port)",
-                testResultLabs: "http://127.0.0.1:\(testResult.labListener.port)",
-                submission: "http://127.0.0.1:\(submission.listener.port)",
-                portal: "http://127.0.0.1:\(portal.listener.port)"
+                verification: stack.url(.verification, "app"), testResultLabs: stack.url(.testResult, "lab"),
+                submission: stack.url(.submission, "app"), portal: stack.url(.portal, "web")
             )
         )
+    }
+
+    /// On first start, a lab and an officer, written to the credentials file; later, what that file holds.
+    static func firstRunCredentials(
+        _ credentials: FirstRunCredentials, plan: StackPlan, settings: InProcessRunner.SettingsReader, environment: ServiceEnvironment
+    ) async throws -> [String: String] {
+        var secrets = try credentials.read()
+        guard secrets["LAB_API_KEY"] == nil else { return secrets }
+        let testResult = try TestResultConfiguration(settings(.testResult, plan.settings(of: .testResult)))
+        let portal = try PortalConfiguration(settings(.portal, plan.settings(of: .portal)))
+        let labKey = try await TestResultAdmin.addLab("dev-lab", configuration: testResult, environment: environment)
+        let password = Codes.uuidV4(using: environment.random)
+        _ = try await PortalAdmin.users(
+            ["add", "officer", "--roles", "c19hotline,c19hotline_event"], configuration: portal, environment: environment,
+            password: { password }
+        )
+        let created = [("LAB_ID", "dev-lab"), ("LAB_API_KEY", labKey), ("OFFICER_USER", "officer"), ("OFFICER_PASSWORD", password)]
+        try credentials.add(created)
+        secrets.merge(created) { $1 }
+        print(firstRunNotice(created, file: credentials.file))
+        return secrets
+    }
+
+    static func exportPublicKeyPEM(plan: StackPlan, settings: InProcessRunner.SettingsReader, logger: Logger) throws -> String {
+        let submission = try SubmissionConfiguration(settings(.submission, plan.settings(of: .submission)), serveExportsByDefault: true)
+        return try SubmissionService.exportPublicKeyPEM(submission, logger: logger)
     }
 
     /// `exposure-suite demo`: uses the suite running at the default ports, or starts one in this process. With
@@ -158,33 +150,52 @@ enum SuiteLauncher {
         var logger = Logger(label: "exposure.suite")
         logger.logLevel = .warning
         let layout = try SuiteLayout(environment: environment)
-        let services = try await makeServices(layout: layout, environment: ServiceEnvironment(logger: logger), logger: logger)
-        let alreadyRunning = await DemoClient().isLive(services.endpoints.verification)
-        var running: RunningServices?
-        if alreadyRunning {
-            for bundle in services.bundles { await bundle.close() }
+        let serviceEnvironment = ServiceEnvironment(logger: logger)
+        let settings = settingsReader(layout)
+        let credentials = FirstRunCredentials(layout: layout)
+        let plan = try plan(layout: layout, tokens: try credentials.serviceTokens(random: serviceEnvironment.random), random: serviceEnvironment.random)
+        // A suite already running answers at the ports it was configured with.
+        let configured = try configuredEndpoints(settings: settings, plan: plan)
+        if await DemoClient().isLive(configured.verification) {
             print("Using the suite already running (data in \(layout.dataDirectory.path)).\n")
-        } else {
-            running = await RunningServices.start(services.bundles, logger: logger)
-            print("Started the suite in this process (data in \(layout.dataDirectory.path)).\n")
+            let story = DemoStory(
+                endpoints: configured,
+                credentials: try credentials.read(),
+                credentialsSource: "\(layout.path("credentials.txt")); a suite already running keeps its own, so give the demo the DATA_DIR that suite was started with",
+                exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: exportPublicKeyPEM(plan: plan, settings: settings, logger: logger))
+            )
+            try await story.runTestStory()
+            try await story.runTeleTANStory()
+            print("\nEvery step held.")
+            return
         }
+        let services = try await startServices(layout: layout, environment: serviceEnvironment, logger: logger)
+        print("Started the suite in this process (data in \(layout.dataDirectory.path)).\n")
         let story = DemoStory(
             endpoints: services.endpoints,
             credentials: services.credentials,
-            credentialsSource: alreadyRunning
-                ? "\(layout.path("credentials.txt")); a suite already running keeps its own, so give the demo the DATA_DIR that suite was started with"
-                : layout.path("credentials.txt"),
+            credentialsSource: layout.path("credentials.txt"),
             exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: services.exportPublicKeyPEM)
         )
         do {
             try await story.runTestStory()
             try await story.runTeleTANStory()
-            await running?.stop()
+            await services.stack.stop()
             print("\nEvery step held.")
         } catch {
-            await running?.stop()
+            await services.stack.stop()
             throw error
         }
+    }
+
+    /// Where a suite started with this layout answers, from each service's configured ports.
+    static func configuredEndpoints(settings: InProcessRunner.SettingsReader, plan: StackPlan) throws -> DemoStory.Endpoints {
+        DemoStory.Endpoints(
+            verification: "http://127.0.0.1:\(try VerificationConfiguration(settings(.verification, plan.settings(of: .verification))).appListener.port)",
+            testResultLabs: "http://127.0.0.1:\(try TestResultConfiguration(settings(.testResult, plan.settings(of: .testResult))).labListener.port)",
+            submission: "http://127.0.0.1:\(try SubmissionConfiguration(settings(.submission, plan.settings(of: .submission))).listener.port)",
+            portal: "http://127.0.0.1:\(try PortalConfiguration(settings(.portal, plan.settings(of: .portal))).listener.port)"
+        )
     }
 
     static func banner(_ services: Services, layout: SuiteLayout) -> String {

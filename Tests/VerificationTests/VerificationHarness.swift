@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import ExposureCore
+import ExposureStack
 import ExposureTestSupport
 import Foundation
 import JWTKit
@@ -44,46 +45,30 @@ struct VerificationHarness {
         let publicKeyFile = keyDirectory.appendingPathComponent("officer.pem").path
         try officerKey.publicKey.pemRepresentation.write(toFile: publicKeyFile, atomically: true, encoding: .utf8)
 
-        try await kind.withFreshDatabaseURL { testResultURL in
-            try await kind.withFreshDatabaseURL { verificationURL in
-                let testResultConfiguration = try TestResultConfiguration(TestServices.settings([
-                    "DATABASE_URL": testResultURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
-                ]))
-                let testResult = try await TestResultService.makeBundle(testResultConfiguration, environment: TestServices.environment(clock: clock))
-                let labKey = try await TestResultAdmin.addLab("lab-1", configuration: testResultConfiguration, environment: TestServices.environment(clock: clock))
-                try await TestServices.withRunning([testResult]) { running in
-                    let testResultPort = testResultDown ? 1 : await running.bundle(TestResultService.name).port(TestResultService.internalListener)
-                    var variables = [
-                        "DATABASE_URL": verificationURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
-                        "TESTRESULT_URL": "http://127.0.0.1:\(testResultPort)", "TESTRESULT_TIMEOUT": "2s",
-                        "JWT_PUBLIC_KEY_FILES": "\(publicKeyFile)|\(officerIssuer)|\(officerAudience)",
-                    ]
-                    variables.merge(baseSettings) { $1 }
-                    variables.merge(extra) { $1 }
-                    let configuration = try VerificationConfiguration(TestServices.settings(variables))
-                    let verification = try await VerificationService.makeBundle(configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
-                    let database = try await Database.connect(verificationURL, poolSize: 2, logger: TestLogger.quiet)
-                    do {
-                        try await TestServices.withRunning([verification]) { inner in
-                            let harness = VerificationHarness(
-                                app: await TestServices.client(inner, VerificationService.name, VerificationService.appListener),
-                                internal: await TestServices.client(inner, VerificationService.name, VerificationService.internalListener),
-                                management: await TestServices.management(inner, VerificationService.name),
-                                lab: await TestServices.client(running, TestResultService.name, TestResultService.labListener),
-                                labKey: labKey,
-                                clock: clock,
-                                database: database,
-                                officerKey: officerKey,
-                                variables: variables
-                            )
-                            try await body(harness)
-                        }
-                        await database.shutdown()
-                    } catch {
-                        await database.shutdown()
-                        throw error
-                    }
-                }
+        try await TestStack.withRunning([.testResult, .verification], on: kind, clock: clock) { plan in
+            plan.trustedOfficerKeys = ["\(publicKeyFile)|\(officerIssuer)|\(officerAudience)"]
+            if testResultDown { plan.reroute[.testResult] = { _ in "http://127.0.0.1:1" } }
+            plan.set(.verification, baseSettings.merging(["TESTRESULT_TIMEOUT": "2s"]) { $1 })
+            plan.set(.verification, extra)
+        } _: { stack in
+            let labKey = try await stack.addLab("lab-1", clock: clock)
+            let database = try await stack.connect(.verification)
+            do {
+                try await body(VerificationHarness(
+                    app: stack.client(.verification, VerificationService.appListener),
+                    internal: stack.client(.verification, VerificationService.internalListener),
+                    management: stack.management(.verification),
+                    lab: stack.client(.testResult, TestResultService.labListener),
+                    labKey: labKey,
+                    clock: clock,
+                    database: database,
+                    officerKey: officerKey,
+                    variables: stack.variables[.verification] ?? [:]
+                ))
+                await database.shutdown()
+            } catch {
+                await database.shutdown()
+                throw error
             }
         }
     }

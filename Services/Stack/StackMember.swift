@@ -1,0 +1,30 @@
+/// One of the four services, as a stack starts them: in this order, because each calls only those before it
+/// (verification calls test-result; submission and the portal call verification).
+public enum StackMember: String, CaseIterable, Sendable, Comparable {
+    case testResult = "testresult"
+    case verification
+    case submission
+    case portal
+
+    /// The executable that runs the service on its own.
+    public var executable: String { "\(rawValue)-service" }
+
+    /// The prefix of the all-in-one launcher's variables for this service (`VERIFICATION_PORT=9010`).
+    public var environmentPrefix: String { rawValue.uppercased() }
+
+    /// The listener the service's own clients reach (`PORT`): labs, apps, apps, officers.
+    public var publicListener: String {
+        switch self {
+        case .testResult: "lab"
+        case .verification, .submission: "app"
+        case .portal: "web"
+        }
+    }
+
+    /// Whether other services call this one, on its internal listener (`INTERNAL_PORT`).
+    public var hasInternalListener: Bool { self == .testResult || self == .verification }
+
+    public static func < (lhs: StackMember, rhs: StackMember) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}

@@ -1,0 +1,35 @@
+/// The service tokens of a stack: one per calling service and callee, each presented by the caller and accepted
+/// by the callee's internal listener (`INTERNAL_API_TOKENS`).
+public struct StackTokens: Sendable {
+    public var submissionToVerification: String
+    public var portalToVerification: String
+    public var verificationToTestResult: String
+    /// Further callers every internal listener accepts, by name (tests calling as a service would).
+    public var alsoAccepted: [String: String]
+
+    public init(
+        submissionToVerification: String, portalToVerification: String, verificationToTestResult: String,
+        alsoAccepted: [String: String] = [:]
+    ) {
+        self.submissionToVerification = submissionToVerification
+        self.portalToVerification = portalToVerification
+        self.verificationToTestResult = verificationToTestResult
+        self.alsoAccepted = alsoAccepted
+    }
+
+    /// `INTERNAL_API_TOKENS` of `member`: its callers, then the extra ones, sorted by name so it reads the same
+    /// every time.
+    func accepted(by member: StackMember) -> String {
+        var callers = alsoAccepted
+        switch member {
+        case .testResult:
+            callers["verification"] = verificationToTestResult
+        case .verification:
+            callers["submission"] = submissionToVerification
+            callers["portal"] = portalToVerification
+        case .submission, .portal:
+            break
+        }
+        return callers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+    }
+}
