@@ -69,6 +69,11 @@ public final class ServiceStack<Runner: StackRunner>: Sendable {
         return port
     }
 
+    /// The port of each of `member`'s listeners, by listener name.
+    public func ports(of member: StackMember) -> [String: Int] {
+        ports[member] ?? [:]
+    }
+
     /// `http://127.0.0.1:<port>` of `member`'s listener named `listener`.
     public func url(_ member: StackMember, _ listener: String) -> String {
         "http://127.0.0.1:\(port(member, listener))"

@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureStack
 import TestResult
 import Foundation
+import Synchronization
 
 /// The services of a test, started through the one way every stack starts (`ServiceStack`): in this process, on
 /// free ports and fresh databases, with the tests' service tokens and one manual clock.
@@ -26,13 +27,14 @@ public enum TestStack {
     }
 
     /// Runs `body` with `members` started on fresh databases of `kind`, listening on free ports of 127.0.0.1.
-    /// `configure` adds the test's own settings to the plan. The data directory is a fresh temporary one, removed
-    /// afterwards.
+    /// `configure` adds the test's own settings to the plan; each of `proxies` stands in front of its member's
+    /// internal listener. The data directory is a fresh temporary one, removed afterwards.
     public static func withRunning<T: Sendable>(
         _ members: [StackMember],
         on kind: TestDatabase,
         clock: ManualClock,
         seed: UInt64? = nil,
+        proxies: [StackMember: AnswerDroppingProxy] = [:],
         configure: (inout StackPlan) throws -> Void = { _ in },
         _ body: (ServiceStack<InProcessRunner>) async throws -> T
     ) async throws -> T {
@@ -51,7 +53,25 @@ public enum TestStack {
                 })
             )
             try configure(&plan)
-            return try await ServiceStack.withRunning(plan, on: runner(clock: clock, seed: seed), body)
+            // Each proxy starts in front of its member's internal listener as soon as that is up, and the members
+            // called through it reach it instead; the proxies stop after the stack.
+            let running = Mutex<[RunningServices]>([])
+            for (member, proxy) in proxies {
+                plan.reroute[member] = { url in
+                    let port = Int(url.split(separator: ":").last!)!
+                    let started = await RunningServices.start([proxy.bundle(upstreamPort: port)], logger: TestLogger.quiet)
+                    running.withLock { $0.append(started) }
+                    return "http://127.0.0.1:\(await started.bundle(proxy.name).port(proxy.listener))"
+                }
+            }
+            do {
+                let result = try await ServiceStack.withRunning(plan, on: runner(clock: clock, seed: seed), body)
+                for proxy in running.withLock({ $0 }) { await proxy.stop() }
+                return result
+            } catch {
+                for proxy in running.withLock({ $0 }) { await proxy.stop() }
+                throw error
+            }
         }
     }
 }

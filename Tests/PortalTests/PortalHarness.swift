@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStack
 import ExposureTestSupport
 import Foundation
 import JWTKit
@@ -29,71 +30,38 @@ struct PortalHarness {
         proxy: AnswerDroppingProxy? = nil,
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
-        Observability.bootstrapMetrics()
         let clock = oidc?.clock ?? ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("portal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        // What the launcher does: make sure the portal's key exists, and hand its public half to verification.
-        // Each key with the issuer and audience of its tokens: the portal's defaults, and the provider's realm.
-        var trusted = [try PortalSigningKey.loadOrCreate(in: dataDirectory.path).publicKeyFile! + "|exposuresuite-portal|exposuresuite-verification"]
-        if let oidc { trusted.append(try oidc.writePublicKey(to: dataDirectory) + "|\(oidc.issuer)|\(TestOIDCProvider.verificationAudience)") }
-
-        try await kind.withFreshDatabaseURL { verificationURL in
-            try await kind.withFreshDatabaseURL { portalURL in
-                var verificationVariables = [
-                    "DATABASE_URL": verificationURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
-                    // teleTAN issuance and registration never ask test-result.
-                    "TESTRESULT_URL": "http://127.0.0.1:1",
-                    "JWT_PUBLIC_KEY_FILES": trusted.joined(separator: ","),
-                    "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
+        // With `proxy`, the portal reaches verification through it.
+        let proxies = proxy.map { [StackMember.verification: $0] } ?? [:]
+        try await TestStack.withRunning([.verification, .portal], on: kind, clock: clock, proxies: proxies) { plan in
+            // Verification trusts the portal's key (the stack hands it over) and, for OIDC tests, the provider's realm.
+            if let oidc {
+                plan.trustedOfficerKeys = [
+                    try oidc.writePublicKey(to: URL(fileURLWithPath: plan.dataDirectory)) + "|\(oidc.issuer)|\(TestOIDCProvider.verificationAudience)",
                 ]
-                verificationVariables.merge(extraVerification) { $1 }
-                let verification = try await VerificationService.makeBundle(
-                    try VerificationConfiguration(TestServices.settings(verificationVariables)),
-                    environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max))
-                )
-                try await TestServices.withRunning([verification]) { verificationRunning in
-                    // With `proxy`, the portal reaches verification through it.
-                    let upstreamPort = await verificationRunning.bundle(VerificationService.name).port(VerificationService.internalListener)
-                    try await TestServices.withRunning(proxy.map { [$0.bundle(upstreamPort: upstreamPort)] } ?? []) { proxies in
-                        var internalPort = upstreamPort
-                        if let proxy { internalPort = await proxies.bundle(proxy.name).port(proxy.listener) }
-                        var portalVariables = [
-                            "DATABASE_URL": portalURL.connectionString, "PORT": "0", "BIND_HOST": "127.0.0.1",
-                            "VERIFICATION_URL": "http://127.0.0.1:\(internalPort)",
-                            "DATA_DIR": dataDirectory.path,
-                            "BCRYPT_COST": "4",
-                            "HEALTH_AUTHORITIES": healthAuthorities,
-                        ]
-                        if let oidc {
-                            portalVariables.merge(["OIDC_ISSUER": oidc.issuer, "OIDC_CLIENT_ID": oidc.clientID, "OIDC_CLIENT_SECRET": oidc.clientSecret]) { $1 }
-                        }
-                        portalVariables.merge(extraPortal) { $1 }
-                        let portal = try await PortalService.makeBundle(
-                            try PortalConfiguration(TestServices.settings(portalVariables)),
-                            environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max))
-                        )
-                        let database = try await Database.connect(portalURL, poolSize: 2, logger: TestLogger.quiet)
-                        do {
-                            try await TestServices.withRunning([portal]) { portalRunning in
-                                let harness = PortalHarness(
-                                    portalPort: await portalRunning.bundle(PortalService.name).port(PortalService.listenerName),
-                                    management: await TestServices.management(portalRunning, PortalService.name),
-                                    app: await TestServices.client(verificationRunning, VerificationService.name, VerificationService.appListener),
-                                    clock: clock,
-                                    database: database,
-                                    dataDirectory: dataDirectory
-                                )
-                                try await body(harness)
-                            }
-                            await database.shutdown()
-                        } catch {
-                            await database.shutdown()
-                            throw error
-                        }
-                    }
-                }
+                plan.set(.portal, ["OIDC_ISSUER": oidc.issuer, "OIDC_CLIENT_ID": oidc.clientID, "OIDC_CLIENT_SECRET": oidc.clientSecret])
+            }
+            // teleTAN issuance and registration never ask test-result.
+            plan.elsewhere[.testResult] = "http://127.0.0.1:1"
+            plan.set(.verification, ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys])
+            plan.set(.verification, extraVerification)
+            plan.set(.portal, ["BCRYPT_COST": "4", "HEALTH_AUTHORITIES": healthAuthorities])
+            plan.set(.portal, extraPortal)
+        } _: { stack in
+            let database = try await stack.connect(.portal)
+            do {
+                try await body(PortalHarness(
+                    portalPort: stack.port(.portal, PortalService.listenerName),
+                    management: stack.management(.portal),
+                    app: stack.client(.verification, VerificationService.appListener),
+                    clock: clock,
+                    database: database,
+                    dataDirectory: URL(fileURLWithPath: stack.plan.dataDirectory)
+                ))
+                await database.shutdown()
+            } catch {
+                await database.shutdown()
+                throw error
             }
         }
     }

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStack
 import ExposureTestSupport
 import Foundation
 import JWTKit
@@ -30,65 +31,35 @@ struct RealVerificationStack {
         try officerKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
         let clock = ManualClock(Date())
-        let environment = TestServices.environment(clock: clock)
-        try await kind.withFreshDatabaseURL { testResultDB in
-            try await kind.withFreshDatabaseURL { verificationDB in
-                try await kind.withFreshDatabaseURL { submissionDB in
-                    let common = ["PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1"]
-                    let testResult = try TestResultConfiguration(TestServices.settings(common.merging(["DATABASE_URL": testResultDB.connectionString]) { $1 }))
-                    let labKey = try await TestResultAdmin.addLab("lab-1", configuration: testResult, environment: environment)
-                    try await TestServices.withRunning([try await TestResultService.makeBundle(testResult, environment: environment)]) { first in
-                        let testResultPort = await first.bundle(TestResultService.name).port(TestResultService.internalListener)
-                        let verification = try VerificationConfiguration(TestServices.settings(common.merging([
-                            "DATABASE_URL": verificationDB.connectionString, "TESTRESULT_URL": "http://127.0.0.1:\(testResultPort)",
-                            "JWT_PUBLIC_KEY_FILES": "\(keyFile.path)|test-officers|verification", "TELETAN_HASH_KEYS": TestServices.teleTANHashKeys,
-                        ]) { $1 }))
-                        try await TestServices.withRunning([try await VerificationService.makeBundle(verification, environment: environment)]) { second in
-                            let internalPort = await second.bundle(VerificationService.name).port(VerificationService.internalListener)
-                            let proxies = await RunningServices.start(proxy.map { [$0.bundle(upstreamPort: internalPort)] } ?? [], logger: TestLogger.quiet)
-                            var verificationPort = internalPort
-                            if let proxy { verificationPort = await proxies.bundle(proxy.name).port(proxy.listener) }
-                            do {
-                                let submission = try SubmissionConfiguration(TestServices.settings(common.merging([
-                                    "DATABASE_URL": submissionDB.connectionString, "VERIFICATION_URL": "http://127.0.0.1:\(verificationPort)",
-                                    "DISTRIBUTION_INTERVAL": "0",
-                                ]) { $1 }))
-                                let submissionBundle = try await SubmissionService.makeBundle(submission, environment: environment)
-                                let database = try await Database.connect(submissionDB, poolSize: 1, logger: TestLogger.quiet)
-                                do {
-                                    try await TestServices.withRunning([submissionBundle]) { third in
-                                        var management: [String: TestHTTPClient] = [:]
-                                        var listeners: [String: TestHTTPClient] = [:]
-                                        for running in [first, second, third] {
-                                            for bundle in running.bundles {
-                                                management[bundle.name] = await TestServices.management(running, bundle.name)
-                                                for listener in bundle.listeners {
-                                                    listeners["\(bundle.name)/\(listener.name)"] = TestHTTPClient(port: await listener.boundPort.value())
-                                                }
-                                            }
-                                        }
-                                        try await body(RealVerificationStack(
-                                            submission: await TestServices.client(third, SubmissionService.name, SubmissionService.listener),
-                                            verification: await TestServices.client(second, VerificationService.name, VerificationService.appListener),
-                                            verificationInternal: await TestServices.client(second, VerificationService.name, VerificationService.internalListener),
-                                            lab: await TestServices.client(first, TestResultService.name, TestResultService.labListener),
-                                            labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database),
-                                            clock: clock, management: management, listeners: listeners
-                                        ))
-                                    }
-                                } catch {
-                                    await database.shutdown()
-                                    throw error
-                                }
-                                await database.shutdown()
-                                await proxies.stop()
-                            } catch {
-                                await proxies.stop()
-                                throw error
-                            }
-                        }
+        let members: [StackMember] = [.testResult, .verification, .submission]
+        try await TestStack.withRunning(members, on: kind, clock: clock, seed: 42, proxies: proxy.map { [.verification: $0] } ?? [:]) { plan in
+            plan.trustedOfficerKeys = ["\(keyFile.path)|test-officers|verification"]
+            plan.set(.verification, ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys])
+            plan.set(.submission, ["DISTRIBUTION_INTERVAL": "0"])
+        } _: { stack in
+            let labKey = try await stack.addLab("lab-1", clock: clock)
+            let database = try await stack.connect(.submission, poolSize: 1)
+            do {
+                var management: [String: TestHTTPClient] = [:]
+                var listeners: [String: TestHTTPClient] = [:]
+                for member in members {
+                    management[member.rawValue] = stack.management(member)
+                    for (listener, port) in stack.ports(of: member) {
+                        listeners["\(member.rawValue)/\(listener)"] = TestHTTPClient(port: port)
                     }
                 }
+                try await body(RealVerificationStack(
+                    submission: stack.client(.submission, SubmissionService.listener),
+                    verification: stack.client(.verification, VerificationService.appListener),
+                    verificationInternal: stack.client(.verification, VerificationService.internalListener),
+                    lab: stack.client(.testResult, TestResultService.labListener),
+                    labKey: labKey, officerKey: officerKey, store: DiagnosisKeyStore(database: database),
+                    clock: clock, management: management, listeners: listeners
+                ))
+                await database.shutdown()
+            } catch {
+                await database.shutdown()
+                throw error
             }
         }
     }

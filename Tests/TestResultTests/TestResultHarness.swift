@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStack
 import ExposureTestSupport
 import Foundation
 import SQLKit
@@ -22,27 +23,21 @@ struct TestResultHarness {
         environment extra: [String: String] = [:],
         _ body: (TestResultHarness) async throws -> Void
     ) async throws {
-        try await kind.withFreshDatabaseURL { url in
-            var variables = ["DATABASE_URL": "\(url.connectionString)", "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1"]
-            variables.merge(extra) { $1 }
-            let configuration = try TestResultConfiguration(TestServices.settings(variables))
-            let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
-            let environment = TestServices.environment(clock: clock)
-            let bundle = try await TestResultService.makeBundle(configuration, environment: environment)
-            let database = try await Database.connect(url, poolSize: 2, logger: TestLogger.quiet)
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
+        try await TestStack.withRunning([.testResult], on: kind, clock: clock, seed: 42) { plan in
+            plan.set(.testResult, extra)
+        } _: { stack in
+            let database = try await stack.connect(.testResult)
             let key = try await TestResultAdmin.addLab(labID, store: LabCredentialStore(database: database), random: SystemRandomSource(), now: clock.now())
             do {
-                try await TestServices.withRunning([bundle]) { running in
-                    let harness = TestResultHarness(
-                        lab: await TestServices.client(running, TestResultService.name, TestResultService.labListener),
-                        internal: await TestServices.client(running, TestResultService.name, TestResultService.internalListener),
-                        management: await TestServices.management(running, TestResultService.name),
-                        clock: clock,
-                        labKey: key,
-                        database: database
-                    )
-                    try await body(harness)
-                }
+                try await body(TestResultHarness(
+                    lab: stack.client(.testResult, TestResultService.labListener),
+                    internal: stack.client(.testResult, TestResultService.internalListener),
+                    management: stack.management(.testResult),
+                    clock: clock,
+                    labKey: key,
+                    database: database
+                ))
                 await database.shutdown()
             } catch {
                 await database.shutdown()
