@@ -195,7 +195,7 @@ let package = Package(
         .target(
             name: "ExposureTestSupport",
             dependencies: [
-                "ExposureCore", "ExposureStack", "TestResult",
+                "ExposureCore", "ExposureStack", "Portal", "TestResult",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

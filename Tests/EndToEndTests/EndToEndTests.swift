@@ -84,7 +84,7 @@ import Testing
             #expect(down.status == 500)
             #expect(down.json["error"] as? String == "dependency_unavailable")
             try #require(try await stack.storedKeys() == 0)
-            try await stack.start("verification-service", readyAt: stack.verification)
+            try await stack.start("verification-service")
             let retried = try await submission.postRaw("/version/v1/diagnosis-keys", body, headers: [("cwa-fake", "0"), ("cwa-authorization", tan)], contentType: "application/x-protobuf")
             #expect(retried.status == 200)
             try #require(try await stack.storedKeys() == 3)

@@ -22,7 +22,7 @@ import Testing
             let run = try await traffic.run(tans: tans, concurrency: 8, pacing: .milliseconds(20), faultAfter: 16, afterFault: 16) {
                 stack.kill("submission-service")
                 try await Task.sleep(for: .milliseconds(500))
-                try await stack.start("submission-service", readyAt: stack.submission)
+                try await stack.start("submission-service")
             }
             let inFlight = run.attempts.filter { $0.sentAt <= run.fault.upperBound && $0.answeredAt >= run.fault.lowerBound }
             #expect(!inFlight.isEmpty, "no upload was in flight when submission died")

@@ -61,7 +61,7 @@ import Testing
         let answer = await sending.value
         #expect(answer.status == nil, "the killed upload was answered \(answer.status ?? 0)")
         proxy.releaseHeld()
-        try await stack.start("submission-service", readyAt: stack.submission)
+        try await stack.start("submission-service")
 
         try await audit.expectNothingPending(within: .seconds(40))
         let published = try await audit.storedKeyData()

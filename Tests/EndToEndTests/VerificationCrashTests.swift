@@ -19,7 +19,7 @@ import Testing
                 stack.kill("verification-service")
                 // Down long enough that submissions meet the dead service, not only the dying one.
                 try await Task.sleep(for: .milliseconds(500))
-                try await stack.start("verification-service", readyAt: stack.verification)
+                try await stack.start("verification-service")
             }
             let inFlight = run.attempts.filter { $0.sentAt <= run.fault.upperBound && $0.answeredAt >= run.fault.lowerBound }
             #expect(!inFlight.isEmpty, "no submission was in flight while verification was down")

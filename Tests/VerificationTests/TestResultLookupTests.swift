@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStack
 import ExposureTestSupport
 import Foundation
 import HTTPTypes
@@ -14,47 +15,41 @@ import Testing
 @Suite struct TestResultLookupTests {
     @Test(arguments: TestDatabase.all)
     func concurrentLookupsThroughOneSlotEachGetTheirOwnResult(kind: TestDatabase) async throws {
-        try await kind.withFreshDatabaseURL { databaseURL in
-            let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
-            let configuration = try TestResultConfiguration(TestServices.settings([
-                "DATABASE_URL": databaseURL.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",
-            ]))
-            let testResult = try await TestResultService.makeBundle(configuration, environment: TestServices.environment(clock: clock))
-            let labKey = try await TestResultAdmin.addLab("lab-1", configuration: configuration, environment: TestServices.environment(clock: clock))
-            try await TestServices.withRunning([testResult]) { running in
-                let lab = await TestServices.client(running, TestResultService.name, TestResultService.labListener)
-                let stored = (0..<300).map { (SecretHash.sha256Hex("guid-\($0)"), 1 + $0 % 3) }
-                let posted = try await lab.postJSON(
-                    "/api/v1/lab/results", ["testResults": stored.map { ["id": $0.0, "result": $0.1] }],
-                    headers: [("Authorization", "Bearer \(labKey)")]
-                )
-                try #require(posted.status == 204)
-                let port = await running.bundle(TestResultService.name).port(TestResultService.internalListener)
-                let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
-                let lookup = TestResultLookup(
-                    baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
-                    concurrency: 1, http: http, logger: TestLogger.quiet
-                )
-                // 300 stored and 300 unknown ids, all at once through one request slot.
-                let asked = stored + (300..<600).map { (SecretHash.sha256Hex("guid-\($0)"), 0) }
-                let before = Self.lookupCounters()
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for (id, expected) in asked {
-                        group.addTask {
-                            let result = try await lookup.result(for: id)
-                            #expect(result.result == expected)
-                            #expect(result.labID == (expected == 0 ? nil : "lab-1"))
-                        }
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
+        try await TestStack.withRunning([.testResult], on: kind, clock: clock) { stack in
+            let labKey = try await stack.addLab("lab-1", clock: clock)
+            let lab = stack.client(.testResult, TestResultService.labListener)
+            let stored = (0..<300).map { (SecretHash.sha256Hex("guid-\($0)"), 1 + $0 % 3) }
+            let posted = try await lab.postJSON(
+                "/api/v1/lab/results", ["testResults": stored.map { ["id": $0.0, "result": $0.1] }],
+                headers: [("Authorization", "Bearer \(labKey)")]
+            )
+            try #require(posted.status == 204)
+            let port = stack.port(.testResult, TestResultService.internalListener)
+            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
+            let lookup = TestResultLookup(
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
+                concurrency: 1, http: http, logger: TestLogger.quiet
+            )
+            // 300 stored and 300 unknown ids, all at once through one request slot.
+            let asked = stored + (300..<600).map { (SecretHash.sha256Hex("guid-\($0)"), 0) }
+            let before = Self.lookupCounters()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (id, expected) in asked {
+                    group.addTask {
+                        let result = try await lookup.result(for: id)
+                        #expect(result.result == expected)
+                        #expect(result.labID == (expected == 0 ? nil : "lab-1"))
                     }
-                    try await group.waitForAll()
                 }
-                // Other tests in the process may look up too: at least this test's 600 ids, in batches of at most
-                // `maxBatch`.
-                let after = Self.lookupCounters()
-                #expect(after.lookups >= before.lookups + 600)
-                #expect(after.requests >= before.requests + Double(600 / TestResultLookup.maxBatch))
-                await http.shutdown()
+                try await group.waitForAll()
             }
+            // Other tests in the process may look up too: at least this test's 600 ids, in batches of at most
+            // `maxBatch`.
+            let after = Self.lookupCounters()
+            #expect(after.lookups >= before.lookups + 600)
+            #expect(after.requests >= before.requests + Double(600 / TestResultLookup.maxBatch))
+            await http.shutdown()
         }
     }
 
