@@ -188,6 +188,32 @@ import Testing
         }
     }
 
+    /// Every replica schedules the job: in one interval one run writes the tree however many replicas ask, one after
+    /// another or restarted; the next interval runs again.
+    @Test(arguments: TestDatabase.all)
+    func aScheduledRoundRunsOncePerIntervalAcrossReplicas(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { h in
+            try await upload(h, count: 2, firstByte: 40)
+            try await withDistributor(h) { run in
+                let replica = Distributor(
+                    configuration: run.distributor.configuration, database: h.database, signer: run.distributor.signer, logger: TestLogger.quiet
+                )
+                let interval = Duration.seconds(3600)
+                // A minute into an hour two hours ahead, so that the keys' hour has ended and the calls below stay
+                // inside one interval.
+                let hour = (h.clock.now().timeIntervalSince1970 / 3600).rounded(.down) + 2
+                let round = Date(timeIntervalSince1970: hour * 3600 + 60)
+                let first = try await run.distributor.runScheduled(now: round, interval: interval)
+                #expect(first?.keysRead == 2)
+                #expect(try await replica.runScheduled(now: round.addingTimeInterval(5), interval: interval) == nil)
+                #expect(try await run.distributor.runScheduled(now: round.addingTimeInterval(3_000), interval: interval) == nil)
+                let next = try await replica.runScheduled(now: round.addingTimeInterval(3_600), interval: interval)
+                #expect(next != nil)
+                #expect(try await run.distributor.runScheduled(now: round.addingTimeInterval(3_605), interval: interval) == nil)
+            }
+        }
+    }
+
     /// A round that finds another run under way (another replica's) skips; the round after it runs.
     @Test(arguments: TestDatabase.all)
     func aRoundSkipsWhileAnotherRunHoldsTheLock(kind: TestDatabase) async throws {

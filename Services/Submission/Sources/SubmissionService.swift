@@ -88,9 +88,10 @@ public enum SubmissionService {
         }
         var jobs: [any Service] = [retention, recoveryJob, tally.job(service: name, logger: logger)]
         if configuration.distribution.interval > .zero {
-            // Every replica schedules it; the lock lets one of them run each round.
-            jobs.append(PeriodicJob(name: "submission.distribution", interval: configuration.distribution.interval, logger: logger) {
-                _ = try await distributor.runExclusively(now: environment.clock.now())
+            // Every replica schedules it; the lock and the recorded round let one of them run each interval.
+            let interval = configuration.distribution.interval
+            jobs.append(PeriodicJob(name: "submission.distribution", interval: interval, logger: logger) {
+                _ = try await distributor.runScheduled(now: environment.clock.now(), interval: interval)
             })
         }
         return ServiceBundle(

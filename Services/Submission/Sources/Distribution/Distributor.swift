@@ -48,6 +48,21 @@ public struct Distributor: Sendable {
         }
     }
 
+    /// A scheduled round, as every replica's periodic job asks for one: runs if no other replica is running the job
+    /// and none has finished this round yet (the number of `interval`s since the epoch), so that however many replicas
+    /// schedule it, the tree is written once per interval. nil when skipped. A round that fails is not recorded, so
+    /// the next replica to ask in the same interval runs it.
+    public func runScheduled(now: Date, interval: Duration) async throws -> DistributionReport? {
+        let round = Int64((now.timeIntervalSince1970 / max(interval.seconds, 1)).rounded(.down))
+        let report = try await ExclusiveJob.run(Self.jobName, on: database, lockFile: lockFile) { () -> DistributionReport? in
+            if let last = try await store.lastRound(), last >= round { return nil }
+            let report = try await run(now: now)
+            try await store.recordRound(round)
+            return report
+        }
+        return report ?? nil
+    }
+
     /// What keeps two runs apart: the job's name (PostgreSQL) and a file beside the exports (SQLite).
     static let jobName = "distribution"
     var lockFile: URL { configuration.exportDirectory.appendingPathComponent(".distribution.lock") }

@@ -49,6 +49,11 @@ enum SubmissionMigrations {
                 "CREATE INDEX diagnosis_keys_pending ON diagnosis_keys (pending_reservation, pending_since) WHERE pending_reservation IS NOT NULL",
             ]
         }),
+        Migration(version: 5, name: "record the last scheduled distribution round", statements: { _ in
+            // The number of the interval (since the epoch) of the last scheduled run that finished: every replica
+            // schedules the job, and a round already run is skipped (`Distributor.runScheduled`).
+            ["CREATE TABLE distribution_rounds (id INTEGER PRIMARY KEY, last_round BIGINT NOT NULL)"]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }
