@@ -16,6 +16,12 @@ public enum ExternalTool {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tests/SubmissionTests/Fixtures")
 
+    /// The `.proto` files the project publishes (`Shared/Protocol/proto`): for the app configuration, whose message
+    /// is our own, these are the contract an app is given.
+    public static let publishedProtos = fixtures
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Shared/Protocol/proto")
+
     /// Runs `arguments` (the tool first, found on PATH) and returns what it printed; throws when it cannot start or
     /// exits non-zero, with what it wrote to standard error.
     public static func run(_ arguments: [String]) throws -> Data {
@@ -54,9 +60,26 @@ public enum ExternalTool {
 
     /// protoc's Python classes for the fixture `proto`, in a new temporary directory (the caller removes it).
     public static func pythonClasses(for proto: String) throws -> URL {
+        try pythonClasses(for: [(proto, fixtures)])
+    }
+
+    /// protoc's Python classes for each `.proto` (its name and the directory it is in), all in one new temporary
+    /// directory (the caller removes it), so that one script can import them together.
+    public static func pythonClasses(for protos: [(name: String, directory: URL)]) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        _ = try run(["protoc", "--python_out=\(directory.path)", "-I", fixtures.path, proto])
+        for proto in protos {
+            _ = try run(["protoc", "--python_out=\(directory.path)", "-I", proto.directory.path, proto.name])
+        }
         return directory
+    }
+
+    /// Whether OpenSSL verifies `signature` (DER, ECDSA with SHA-256) over the file `data` with the PEM public key
+    /// `publicKey`: the check a phone or a CDN operator can make without our code.
+    public static func opensslVerifies(_ data: URL, signature: URL, publicKey: URL) -> Bool {
+        guard let output = try? run(["openssl", "dgst", "-sha256", "-verify", publicKey.path, "-signature", signature.path, data.path]) else {
+            return false
+        }
+        return String(decoding: output, as: UTF8.self).contains("Verified OK")
     }
 }

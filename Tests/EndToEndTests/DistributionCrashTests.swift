@@ -70,10 +70,13 @@ import Testing
             }
             let finalTree = try #require(completed, "three attempts crossed an hour boundary")
             #expect(finalTree == expected)
-            // The independent reader agrees: the same files reachable, with the same contents, and nothing wrong.
+            // The independent reader agrees: the same files reachable, with the same contents, and nothing wrong; the
+            // indexes name exactly the key files there are, none left out by the killed runs.
             let completedIndependently = try IndependentTreeCheck(root: tree.root, publicKeyFile: publicKeyFile).run()
             let expectedIndependently = try IndependentTreeCheck(root: reference.root, publicKeyFile: publicKeyFile).run()
             #expect(completedIndependently.problems.isEmpty && expectedIndependently.problems.isEmpty)
+            #expect(completedIndependently.unlisted.isEmpty, "no index names \(completedIndependently.unlisted)")
+            #expect(expectedIndependently.unlisted.isEmpty, "no index names \(expectedIndependently.unlisted)")
             #expect(completedIndependently == expectedIndependently)
             #expect(completedIndependently.files.count == finalTree.files.count)
             #expect(!finalTree.dates.isEmpty)

@@ -5,11 +5,13 @@ import Foundation
 /// zipfile, protobuf classes from a `.proto` written from the contract, OpenSSL for the signatures), beside
 /// `ExportTreeCheck`, which reads it with the project's own types and crypto.
 struct IndependentTreeCheck {
-    /// What the script found: its complaints, the dates listed, and each reachable key file's export.bin by SHA-256.
+    /// What the script found: its complaints, the dates listed, each reachable key file's export.bin by SHA-256, and
+    /// the key files on disk that no index names.
     struct Report: Equatable {
         var problems: [String]
         var dates: [String]
         var files: [String: String]
+        var unlisted: [String]
     }
 
     let root: URL
@@ -24,9 +26,9 @@ struct IndependentTreeCheck {
         ])
         guard let json = try JSONSerialization.jsonObject(with: output) as? [String: Any],
               let problems = json["problems"] as? [String], let dates = json["dates"] as? [String],
-              let files = json["files"] as? [String: Any]
+              let files = json["files"] as? [String: Any], let unlisted = json["unlisted"] as? [String]
         else { throw ExternalTool.Failed(description: "check_tree.py printed \(String(decoding: output, as: UTF8.self))") }
         // A reachable file that failed its check is listed with null and named among the problems.
-        return Report(problems: problems, dates: dates, files: files.compactMapValues { $0 as? String })
+        return Report(problems: problems, dates: dates, files: files.compactMapValues { $0 as? String }, unlisted: unlisted)
     }
 }

@@ -8,8 +8,10 @@ import Testing
 
 @testable import Submission
 
-/// Random and mutated upload bodies: the parser and the rules never crash, and over HTTP every body is either
-/// a valid upload (200, stored) or a 400 that stores nothing and spends no TAN. `FUZZ_SEED=<n>` replays a run.
+/// Random and mutated upload bodies: the parser and the rules never crash and agree with the rules as the contract
+/// states them (`SubmissionRulesOracle`, which shares no code with the validator), and over HTTP every body the rules
+/// accept is answered 200 with exactly its keys stored, every other one 400 with nothing stored and no TAN spent.
+/// `FUZZ_SEED=<n>` replays a run.
 @Suite struct PayloadFuzzTests {
     let validator = SubmissionValidator(rules: .init())
     let now = Date(timeIntervalSince1970: 1_750_000_000)
@@ -50,13 +52,22 @@ import Testing
     }
 
     /// Parses and checks `bytes` as the service does; the only possible outcomes are a submission or a
-    /// rejection (the typed throws), and a crash would end the test run.
+    /// rejection (the typed throws), and a crash would end the test run. Either must be the oracle's answer: the
+    /// same verdict and, for a submission, the same keys.
     func check(_ bytes: [UInt8]) -> Bool {
+        let expected = SubmissionRulesOracle.storedKeys(bytes, now: now)
         do {
-            _ = try validator.validate(try validator.parse(bytes), now: now)
+            let submission = try validator.validate(try validator.parse(bytes), now: now)
+            let keys = submission.keys.map {
+                SubmissionRulesOracle.StoredKey(
+                    keyData: $0.keyData, rollingStart: $0.rollingStartIntervalNumber, rollingPeriod: $0.rollingPeriod,
+                    transmissionRisk: $0.transmissionRiskLevel)
+            }
+            #expect(keys == expected, "\(Data(bytes).base64EncodedString())")
             return true
         } catch {
             #expect(!error.message.isEmpty)
+            #expect(expected == nil, "refused (\(error.message)) but the rules accept \(Data(bytes).base64EncodedString())")
             return false
         }
     }
@@ -91,19 +102,22 @@ import Testing
                 case 2: try Self.extremePayload(today: harness.today, random: fuzz).serializedBytes()
                 default: Self.appPayload(today: harness.today, random: fuzz)
                 }
-                let storedBefore = try await harness.storedCount()
+                let storedBefore = try await harness.storedRows()
                 let callsBefore = harness.verification.callCount
                 let response = try await harness.submit(body, tan: harness.verification.issue())
                 statuses[response.status, default: 0] += 1
-                let storedAfter = try await harness.storedCount()
-                let valid = (try? validator.validate(try validator.parse(body), now: harness.clock.now())) != nil
+                let storedAfter = try await harness.storedRows()
+                // What the rows gained, as a multiset: the keys are random, so an upload's keys are new rows.
+                let added = storedAfter.count - storedBefore.count
+                let new = Set(storedAfter).subtracting(storedBefore)
+                let expected = SubmissionRulesOracle.storedKeys(body, now: harness.clock.now())
                 switch response.status {
                 case 200:
-                    #expect(valid, "round \(round): a body the rules refuse was accepted")
-                    #expect(storedAfter > storedBefore, "round \(round)")
+                    let keys = try #require(expected, "round \(round): a body the rules refuse was accepted")
+                    #expect(added == keys.count && new == Set(keys), "round \(round): stored \(new.sorted { $0.description < $1.description }), the rules keep \(keys)")
                 case 400:
-                    #expect(!valid, "round \(round): a valid body was refused: \(response.text)")
-                    #expect(storedAfter == storedBefore, "round \(round)")
+                    #expect(expected == nil, "round \(round): a valid body was refused: \(response.text)")
+                    #expect(added == 0 && new.isEmpty, "round \(round): a refused body stored \(new)")
                     #expect(harness.verification.callCount == callsBefore, "round \(round): the TAN was checked for a refused body")
                     #expect(response.json["error"] is String, "round \(round): \(response.text)")
                 default:

@@ -71,6 +71,23 @@ struct SubmissionHarness: Sendable {
 
     func storedCount() async throws -> Int { try await store.count() }
 
+    /// Every row of `diagnosis_keys`, pending or publishable, read with SQL of its own rather than through the store
+    /// under test: the columns an upload's keys are compared by.
+    func storedRows() async throws -> [SubmissionRulesOracle.StoredKey] {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                SELECT key_data, rolling_start_interval_number, rolling_period, transmission_risk_level FROM diagnosis_keys
+                """).all().map { row in
+                SubmissionRulesOracle.StoredKey(
+                    keyData: try row.decode(column: "key_data", as: Data.self),
+                    rollingStart: try row.decode(column: "rolling_start_interval_number", as: Int32.self),
+                    rollingPeriod: try row.decode(column: "rolling_period", as: Int32.self),
+                    transmissionRisk: try row.decode(column: "transmission_risk_level", as: Int32.self)
+                )
+            }
+        }
+    }
+
     /// The recovery job as the service runs it (a minute's wait by default), against the stand-in, on the harness clock.
     func recovery(after: Duration = .seconds(60)) -> PendingUploadRecovery {
         PendingUploadRecovery.standalone(store: store, verificationURL: verificationURL, after: after, clock: clock)

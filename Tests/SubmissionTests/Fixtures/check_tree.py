@@ -7,8 +7,9 @@ index or not (a run killed before its indexes), is a zip of exactly export.bin a
 with the 16-byte header, parses, is for the region, carries the batch numbers its signature names, and verifies
 against the public key.
 
-Prints JSON: {"problems": [...], "dates": [...], "files": {path: sha256 of export.bin}} with the files a phone can
-reach from the indexes. Exits 0 whatever it found; the caller judges.
+Prints JSON: {"problems": [...], "dates": [...], "files": {path: sha256 of export.bin}, "unlisted": [...]} with the
+files a phone can reach from the indexes and the key files on disk that no index names (allowed after a killed run,
+not after a complete one). Exits 0 whatever it found; the caller judges.
 
 usage: check_tree.py <generated-python-dir> <tree-root> <public-key.pem> [region]
 """
@@ -137,10 +138,12 @@ for date in sorted(os.listdir(date_directory)) if os.path.isdir(date_directory) 
             problems.append(f"{DATES}/{date}/hour lists {hour}, which does not exist")
 
 # Files no index names yet must be complete all the same: a CDN may have them already.
+unlisted = []
 for directory, _, names in os.walk(ROOT):
     if "index" in names:
         path = os.path.relpath(directory, ROOT)
         if KEY_FILE.search("/" + path) and path not in reachable:
+            unlisted.append(path)
             verified_export(path)
 
-print(json.dumps({"problems": problems, "dates": dates, "files": reachable}, sort_keys=True))
+print(json.dumps({"problems": problems, "dates": dates, "files": reachable, "unlisted": sorted(unlisted)}, sort_keys=True))
