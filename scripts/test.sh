@@ -99,6 +99,19 @@ if [[ -z "${MOTO_SERVER:-}" ]]; then
 fi
 export REQUIRE_MOTO=1
 
+# nginx, the load balancer in front of the replicas of the replica test (Debian's package; as root it is installed
+# when missing). With REQUIRE_NGINX=1 a missing nginx is a failure.
+if ! command -v nginx >/dev/null && [[ ! -x /usr/sbin/nginx ]]; then
+    if [[ $(id -u) -eq 0 ]]; then
+        log "installing nginx (Debian package)"
+        apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+    else
+        log "nginx is not installed: install it (apt-get install nginx) for the replica test, or set NGINX to its path"
+    fi
+fi
+export REQUIRE_NGINX=1
+
 log "building"
 swift build --build-tests --explicit-target-dependency-import-check error
 # One test at a time: many tests start servers and measure that nothing waits for a timeout, which a two-core
@@ -110,7 +123,7 @@ else
     # The tests whose verdict depends on time (the statistical comparisons of fake and real answers, and the
     # kill/restart faults) run as a step of their own after the others, so that their output (every round a
     # comparison rejected, every fault's audit) stands apart and a failure there is told from one elsewhere.
-    timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|SubmissionCrashTests|SubmissionKillPointTests|DistributionCrashTests'
+    timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|SubmissionCrashTests|SubmissionKillPointTests|DistributionCrashTests|ReplicasBehindNginxTests'
     log "running the tests (SQLite and PostgreSQL), the timing and fault tests apart"
     swift test --skip-build --no-parallel --skip "$timing"
     log "running the timing and fault tests: the fake/real latency comparisons and the kill/restart faults"
