@@ -90,6 +90,7 @@ let package = Package(
         .library(name: "ExposureRules", targets: ["ExposureRules"]),
         .library(name: "ExposureCore", targets: ["ExposureCore"]),
         .library(name: "ExposureProtocol", targets: ["ExposureProtocol"]),
+        .library(name: "ExposureNaCl", targets: ["ExposureNaCl"]),
         .executable(name: "verification-service", targets: ["verification-service"]),
         .executable(name: "testresult-service", targets: ["testresult-service"]),
         .executable(name: "submission-service", targets: ["submission-service"]),
@@ -133,6 +134,19 @@ let package = Package(
             name: "ExposureRules",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/Rules",
+            swiftSettings: swiftSettings
+        ),
+        // NaCl's crypto_box from libsodium (Debian's libsodium-dev), for the CovidShield family's sealed uploads.
+        .systemLibrary(
+            name: "CSodium",
+            path: "Shared/CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .target(
+            name: "ExposureNaCl",
+            dependencies: ["CSodium", "ExposureRules"],
+            path: "Shared/NaCl",
             swiftSettings: swiftSettings
         ),
         // What every service runs on: HTTP, databases, configuration, lifecycle, observability, clients.
@@ -280,7 +294,8 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "ExposureCoreTests", dependencies: [
-            "ExposureCore", "ExposureRules", "ExposureTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ExposureCore", "ExposureRules", "ExposureNaCl", "ExposureTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TestResultTests", dependencies: [

@@ -29,6 +29,7 @@ RULE_IMPORTS = {
     "SwiftProtobuf": "the wire messages rules validate", "ExposureProtocol": "the same",
     "ZIPFoundation": "export files are zips built in memory",
     "ExposureRules": "the pure core",
+    "ExposureNaCl": "NaCl crypto_box from libsodium (CovidShield's sealed uploads)",
 }
 IMPORT = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*import\s+(?:(?:struct|enum|class|func|protocol|typealias|var|let)\s+)?(\w+)", re.M)
 
