@@ -99,6 +99,19 @@ if [[ -z "${MOTO_SERVER:-}" ]]; then
 fi
 export REQUIRE_MOTO=1
 
+# nginx, the load balancer in front of the replicas of the replica test (Debian's package; as root it is installed
+# when missing). With REQUIRE_NGINX=1 a missing nginx is a failure.
+if ! command -v nginx >/dev/null && [[ ! -x /usr/sbin/nginx ]]; then
+    if [[ $(id -u) -eq 0 ]]; then
+        log "installing nginx (Debian package)"
+        apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+    else
+        log "nginx is not installed: install it (apt-get install nginx) for the replica test, or set NGINX to its path"
+    fi
+fi
+export REQUIRE_NGINX=1
+
 log "building"
 swift build --build-tests --explicit-target-dependency-import-check error
 if [[ $# -gt 0 ]]; then
@@ -111,7 +124,7 @@ else
     # round a comparison rejected, every fault's audit) stands apart and a failure there is told from one elsewhere.
     # MetricsPrivacyTests joins them: it compares the process's whole metric registry before and after one request,
     # which any other test running beside it moves.
-    timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|SubmissionCrashTests|SubmissionKillPointTests|DistributionCrashTests'
+    timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|SubmissionCrashTests|SubmissionKillPointTests|DistributionCrashTests|ReplicasBehindNginxTests'
     alone='MetricsPrivacyTests'
     # The others run in parallel inside one test process (Swift Testing; --num-workers applies to XCTest only, which
     # we do not use). Unbounded, all ~480 start at once on a two-core machine, and deadlines meant only to end hangs

@@ -23,15 +23,28 @@ struct SubmissionAttempt: Sendable {
 /// Phones submitting keys over real HTTP while a fault is injected: TANs minted through the real flow, then many
 /// submissions at once, a fault in the middle, and the answers kept for the audit.
 struct SubmissionTraffic {
+    /// Where the phones and the lab send their requests: the services themselves, or a balancer in front of them.
+    struct Entry: Sendable {
+        var verification: Int
+        var labs: Int
+        var submission: Int
+    }
+
     let stack: EndToEndStack
+    let entry: Entry
+
+    init(stack: EndToEndStack, entry: Entry? = nil) {
+        self.stack = stack
+        self.entry = entry ?? Entry(verification: stack.ports["verification"]!, labs: stack.ports["testresult"]!, submission: stack.ports["submission"]!)
+    }
     /// How long the test waits for one answer: far beyond every configured downstream deadline (3 s per
     /// verification attempt), so that reaching it means a hang.
     static let answerTimeout: Int64 = 45
 
     /// `count` TANs for positive PCR results, each through lab upload → registration token → TAN.
     func mintTANs(_ count: Int) async throws -> [String] {
-        let app = TestHTTPClient(port: stack.ports["verification"]!)
-        let labs = TestHTTPClient(port: stack.ports["testresult"]!)
+        let app = TestHTTPClient(port: entry.verification)
+        let labs = TestHTTPClient(port: entry.labs)
         let guids = (0..<count).map { _ in SecretHash.sha256Hex(UUID().uuidString) }
         let results = guids.map { ["id": $0, "result": 2] as [String: Any] }
         let upload = try await labs.postJSON("/api/v1/lab/results", ["testResults": results], headers: [("Authorization", "Bearer \(stack.labKey)")])
@@ -67,7 +80,7 @@ struct SubmissionTraffic {
     /// Sends `attempt` once and records the answer; a transport error (no answer in time) is recorded, not thrown.
     func send(_ attempt: SubmissionAttempt) async -> SubmissionAttempt {
         var result = attempt
-        let submission = TestHTTPClient(port: stack.ports["submission"]!)
+        let submission = TestHTTPClient(port: entry.submission)
         result.sentAt = .now
         do {
             let response = try await submission.request(

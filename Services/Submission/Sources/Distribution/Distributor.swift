@@ -58,6 +58,8 @@ public struct Distributor: Sendable {
             if let last = try await store.lastRound(), last >= round { return nil }
             let report = try await run(now: now)
             try await store.recordRound(round)
+            // Operators (and the replica tests) see which interval each run served.
+            logger.info("distribution round finished", metadata: ["round": "\(round)"])
             return report
         }
         return report ?? nil
