@@ -34,8 +34,12 @@ public final class ServiceProcess: @unchecked Sendable {
         let handle = try FileHandle(forWritingTo: logFile)
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        // One launch at a time in the process: with tests running in parallel, Foundation's Process.run on Linux,
+        // called from several threads at once, crashed the test process (a bad pointer in the launch).
+        try Self.launchLock.withLock { try process.run() }
     }
+
+    private static let launchLock = NSLock()
 
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 

@@ -1,9 +1,11 @@
 import Testing
 
 /// Polls a condition that other tasks will make true; records an issue after `limit` instead of hanging, so a test
-/// whose expectation never comes true fails rather than waits for ever.
+/// whose expectation never comes true fails rather than waits for ever. The default limit is far above what any
+/// condition takes (milliseconds): it is there to end a hang, not to time the work, and tests run in parallel on a
+/// machine that may be busy.
 public func waitUntil(
-    limit: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+    limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + limit
     while !condition() {

@@ -47,7 +47,9 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func failurePathsAnswerClearlyAndLoseNothing(kind: TestDatabase) async throws {
-        try await EndToEndStack.run(on: kind) { stack in
+        // Verification waits up to ten minutes for test-result, far past the test client's 30 s: the poll below
+        // answered at all proves that the refused connection was not waited out.
+        try await EndToEndStack.run(on: kind, overrides: ["verification-service": ["TESTRESULT_TIMEOUT": "600s"]]) { stack in
             let app = TestHTTPClient(port: stack.ports["verification"]!)
             let labs = TestHTTPClient(port: stack.ports["testresult"]!)
             let submission = TestHTTPClient(port: stack.ports["submission"]!)
@@ -89,13 +91,11 @@ import Testing
             #expect(retried.status == 200)
             try #require(try await stack.storedKeys() == 3)
 
-            // test-result dies while a phone polls: a fast 500 with a JSON error.
+            // test-result dies while a phone polls: a 500 with a JSON error, without waiting out the timeout.
             stack.kill("testresult-service")
-            let start = ContinuousClock.now
             let poll = try await app.postJSON("/version/v1/testresult", ["registrationToken": token], headers: fake)
             #expect(poll.status == 500)
             #expect(poll.json["error"] as? String == "dependency_unavailable")
-            #expect(ContinuousClock.now - start < .seconds(5))
         }
     }
 }

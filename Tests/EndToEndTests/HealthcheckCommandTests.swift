@@ -19,12 +19,11 @@ import Testing
                 #expect(run.standardError.isEmpty)
             }
 
-            // Test-result gone: its own check fails at once (nothing listens), verification is not ready (it checks
-            // test-result) but still live.
+            // Test-result gone: its own check fails at once (nothing listens: "failed", where a probe that waited for
+            // its timeout would say "no answer within"), verification is not ready (it checks test-result) but still
+            // live.
             stack.kill("testresult-service")
-            let started = ContinuousClock.now
             let gone = try ServiceProcess.capture("testresult-service", ["healthcheck"], environment: stack.environments["testresult-service"]!, timeout: .seconds(20))
-            #expect(ContinuousClock.now - started < .seconds(5))
             #expect(gone.status == 1)
             #expect(gone.standardOutput.isEmpty)
             #expect(gone.standardError.hasPrefix("testresult: not ready: GET http://127.0.0.1:\(stack.ports["testresult-management"]!)/health/ready failed: "))

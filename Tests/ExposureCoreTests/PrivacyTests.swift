@@ -1,4 +1,4 @@
-import ExposureCore
+@testable import ExposureCore
 import ExposureTestSupport
 import Foundation
 import Testing
@@ -77,17 +77,31 @@ import Testing
         #expect(abs(window.mean! - arrived.suffix(16).reduce(0, +) / 16) < 1e-12)
     }
 
+    /// On a hand-driven tick: an answer waits from the start of its request until its release time (50 to 75 ms
+    /// here: the one recorded duration plus up to half of it), and one whose work already took longer than that
+    /// leaves on the very next tick. Each tick runs when the test says, so "at once" is "on the first tick", not a
+    /// wall-clock bound.
     @Test func releaseWaitsFromTheStartOfTheRequest() async {
-        let matcher = LatencyMatcher(windowSize: 4, random: SeededRandomSource(seed: 6))
+        let timers = HandDrivenTimers()
+        let ticker = ReleaseTicker(timers: timers)
+        let matcher = LatencyMatcher(windowSize: 4, random: SeededRandomSource(seed: 6), ticker: ticker)
         matcher.record(endpoint: "a", seconds: 0.05)
-        let start = ContinuousClock.now
-        await matcher.release(endpoint: "a", since: start)
-        #expect(ContinuousClock.now - start >= .milliseconds(50))
-        // Work that already took longer is answered at once.
-        let late = ContinuousClock.now - .seconds(1)
-        let before = ContinuousClock.now
-        await matcher.release(endpoint: "a", since: late)
-        #expect(ContinuousClock.now - before < .seconds(1))
+
+        let onTime = Task { await matcher.release(endpoint: "a", since: timers.origin) }
+        while ticker.waiting == 0 { await Task.yield() }
+        timers.runTick(at: 1)
+        timers.runTick(at: 49.9)
+        #expect(ticker.waiting == 1, "still waiting 49.9 ms after the request started")
+        timers.runTick(at: 75.1)
+        await onTime.value
+        #expect(ticker.waiting == 0)
+
+        // Work that already took longer (it started a second before the clock's origin) leaves on the next tick.
+        let late = Task { await matcher.release(endpoint: "a", since: timers.origin - .seconds(1)) }
+        while ticker.waiting == 0 { await Task.yield() }
+        timers.runTick(at: 76)
+        await late.value
+        #expect(ticker.waiting == 0)
     }
 
     @Test func beforeAnyRealRequestAnswersWaitAroundTheInitialMean() {

@@ -213,14 +213,16 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func anUnreachableProviderIsATryAgainPage(kind: TestDatabase) async throws {
         let issuer = "http://127.0.0.1:\(ServiceProcess.freePort())/realms/test"
-        let oidc = ["OIDC_ISSUER": issuer, "OIDC_CLIENT_ID": "portal", "OIDC_CLIENT_SECRET": "secret", "PUBLIC_URL": Self.publicURL]
+        // The request to the provider (and its connection) may take ten minutes, far past the test client's 30 s: a
+        // page at all proves that the refused connection was not tried again until a timeout.
+        let oidc = [
+            "OIDC_ISSUER": issuer, "OIDC_CLIENT_ID": "portal", "OIDC_CLIENT_SECRET": "secret", "PUBLIC_URL": Self.publicURL,
+            "OIDC_TIMEOUT": "600s", "VERIFICATION_TIMEOUT": "600s",
+        ]
         try await PortalHarness.run(on: kind, portal: oidc) { h in
             let browser = h.browser()
-            let asked = ContinuousClock.now
             let start = try await browser.get("/login/oidc")
             Covers.status(503, of: "GET /login/oidc", start, error: "unavailable")
-            // At once: the refused connection is not tried again until the request's ten seconds are up.
-            #expect(ContinuousClock.now - asked < .seconds(5))
             #expect(start.header("Content-Type")?.hasPrefix("text/html") == true)
             #expect(browser.cookies["portal_oidc_state"] == nil)
             let pending = try await h.database.withConnection { connection in

@@ -63,8 +63,10 @@ import Testing
                 total += ContinuousClock.now - start
             }
             let mean = total.seconds / Double(count)
-            // Mean 50 ms, standard error about 11 ms; bounds leave room for a busy machine.
-            #expect(mean > 0.02 && mean < 2, "mean fake latency \(mean) s")
+            // Mean 50 ms, standard error about 11 ms: fakes do wait. No upper bound in wall time (a busy machine
+            // stretches any wait); that the draw is capped, at 20 times the mean, is
+            // PrivacyTests.beforeAnyRealRequestAnswersWaitAroundTheInitialMean.
+            #expect(mean > 0.02, "mean fake latency \(mean) s")
 
             // Real successes feed the average that fakes draw from.
             _ = try await harness.submit(Payloads.bytes([Payloads.key(1, today: harness.today)]), tan: harness.verification.issue())

@@ -17,10 +17,10 @@ import Testing
             try await FailureInjection.fail(.insert, on: "diagnosis_keys", onceTableHolds: 3, in: harness.database)
             let tan = harness.verification.issue()
             let body = Payloads.bytes((1...3).map { Payloads.key(UInt8($0), today: harness.today, daysAgo: Int32($0)) })
-            let start = ContinuousClock.now
+            // The failure is final (the test client's 30 s request timeout fails the test should the service wait
+            // instead): what counts is what it leaves, below, not how fast it answers.
             let failed = try await harness.submit(body, tan: tan)
             Covers.status(500, of: "POST /version/v1/diagnosis-keys", failed, error: "dependency_unavailable")
-            #expect(ContinuousClock.now - start < .seconds(5))
             #expect(try await harness.storedCount() == 0)
             #expect(try await harness.store.pendingCount() == 0)
             // Reserved, then released at once: never confirmed, so the TAN is free for the app's retry, whatever keys
@@ -38,14 +38,13 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func verificationDownAnswers500Fast(kind: TestDatabase) async throws {
         let closedPort = ServiceProcess.freePort()
-        try await SubmissionHarness.run(kind, environment: ["VERIFICATION_URL": "http://127.0.0.1:\(closedPort)"]) { harness in
-            let start = ContinuousClock.now
+        // Verification's timeout is ten minutes, far past the test client's 30 s: an answer at all proves that the
+        // refused connections (three attempts, 50 and 100 ms of backoff between them) were not waited out.
+        let environment = ["VERIFICATION_URL": "http://127.0.0.1:\(closedPort)", "VERIFICATION_TIMEOUT": "600s"]
+        try await SubmissionHarness.run(kind, environment: environment) { harness in
             let response = try await harness.submit(Payloads.bytes([Payloads.key(1, today: harness.today)]), tan: harness.verification.issue())
             #expect(response.status == 500)
             #expect(response.json["error"] as? String == "dependency_unavailable")
-            // Three attempts with 50 ms and 100 ms of backoff in between: well under a second on an idle machine; the
-            // bound only proves that nothing waits for a timeout (tests run in parallel on two cores).
-            #expect(ContinuousClock.now - start < .seconds(10))
             #expect(try await harness.storedCount() == 0)
             #expect(try await harness.store.pendingCount() == 0)
         }
@@ -77,12 +76,13 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func aStalledVerificationTimesOut(kind: TestDatabase) async throws {
         try await SubmissionHarness.run(kind, environment: ["VERIFICATION_TIMEOUT": "300ms"]) { harness in
-            harness.verification.stall(for: .seconds(8))
-            let start = ContinuousClock.now
+            // Verification holds the request until the test lets it go, after the answer: an answer at all is one
+            // the 300 ms timeout cut short.
+            let release = Flag()
+            harness.verification.hold(until: release)
             let response = try await harness.submit(Payloads.bytes([Payloads.key(1, today: harness.today)]), tan: harness.verification.issue())
             #expect(response.status == 500)
-            // Answered long before the stall ends: the 300 ms timeout cut it short.
-            #expect(ContinuousClock.now - start < .seconds(7))
+            release.set()
             // The request may have reached verification, so it is not retried.
             #expect(harness.verification.callCount == 1)
             #expect(try await harness.storedCount() == 0)

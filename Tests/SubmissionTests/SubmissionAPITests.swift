@@ -82,9 +82,9 @@ import Testing
             #expect(metrics.text.contains("http_request_duration_seconds"))
         }
         try await SubmissionHarness.run(kind, environment: ["VERIFICATION_URL": "http://127.0.0.1:\(ServiceProcess.freePort())"]) { harness in
-            let asked = ContinuousClock.now
+            // Verification refuses the connection: "down" (HTTPTests.readinessTimesOutAHangingDependency shows that a
+            // dependency that hangs is not waited for either).
             let ready = try await harness.management.get("/health/ready")
-            #expect(ContinuousClock.now - asked < .seconds(1))
             #expect(ready.status == 503)
             #expect(ready.json["checks"] as? [String: String] == ["database": "up", "verification": "down"])
         }

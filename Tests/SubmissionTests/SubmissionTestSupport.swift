@@ -153,6 +153,7 @@ extension PendingUploadRecovery {
 }
 
 extension DownstreamHTTPClient {
-    /// One client for the whole test process, as `HTTPClient.shared` is; never shut down.
-    static let forTests = DownstreamHTTPClient(connectTimeout: .seconds(2))
+    /// One client for the whole test process, as `HTTPClient.shared` is; never shut down. A generous connect timeout:
+    /// under a parallel run a listener's backlog may overflow for a moment, and a dropped SYN is sent again after 1 s.
+    static let forTests = DownstreamHTTPClient(connectTimeout: .seconds(30))
 }

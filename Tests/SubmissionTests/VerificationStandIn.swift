@@ -7,7 +7,7 @@ import NIOCore
 
 /// A stand-in for the verification service's internal two-phase redemption (`POST /version/v1/tans/reserve`,
 /// `/confirm`, `/release`), served over real HTTP through the core's listener, for tests that need failures on demand:
-/// it can fail or stall the next requests, and counts the calls it gets. `RealVerificationStack` wires submission to
+/// it can fail or hold the next requests, and counts the calls it gets. `RealVerificationStack` wires submission to
 /// the real verification service, whose storage `TanStoreReservationTests` checks on both databases.
 ///
 /// Its semantics are those of `openapi/verification.yaml`, except that leases never run out (tests of the lease use
@@ -28,7 +28,9 @@ final class VerificationStandIn: @unchecked Sendable {
     private var callsByPath: [String: Int] = [:]
     /// Statuses to answer instead of working, each for any path (nil) or one path's last word.
     private var failures: [(path: String?, status: HTTPResponse.Status)] = []
-    private var stall: Duration = .zero
+    /// While set, every request is held (not answered) until the flag is: a stalled verification whose end the test
+    /// decides, so that an answer that comes first provably did not wait for it.
+    private var hold: Flag?
     private var bodies: [String] = []
 
     /// A new TAN that verification will let one upload spend.
@@ -59,8 +61,9 @@ final class VerificationStandIn: @unchecked Sendable {
         lock.withLock { failures = statuses.map { (path, $0) } }
     }
 
-    /// Every request waits this long before it is answered.
-    func stall(for duration: Duration) { lock.withLock { stall = duration } }
+    /// Every request from now on is held until `release` is set (for at most a minute, so that a test that forgets
+    /// does not hang).
+    func hold(until release: Flag) { lock.withLock { hold = release } }
 
     func bundle() -> ServiceBundle {
         let router = TestServices.standInRouter(Self.name)
@@ -68,22 +71,24 @@ final class VerificationStandIn: @unchecked Sendable {
             router.post("/version/v1/tans/\(path)") { request, _ -> Response in
                 let data = try await request.body.collect(upTo: 100_000)
                 let body = try JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any] ?? [:]
-                let (delay, answer) = self.answer(path, body: body, text: String(buffer: data))
-                try await Task.sleep(for: delay)
+                let (hold, answer) = self.answer(path, body: body, text: String(buffer: data))
+                if let hold {
+                    try await hold.wait(limit: .seconds(60))
+                }
                 return answer
             }
         }
         return TestServices.standIn(Self.name, listener: "internal", router: router)
     }
 
-    private func answer(_ path: String, body: [String: Any], text: String) -> (Duration, Response) {
+    private func answer(_ path: String, body: [String: Any], text: String) -> (Flag?, Response) {
         lock.withLock {
             calls += 1
             callsByPath[path, default: 0] += 1
             bodies.append(text)
             if let failure = failures.first, failure.path == nil || failure.path == path {
                 failures.removeFirst()
-                return (stall, Response(status: failure.status))
+                return (hold, Response(status: failure.status))
             }
             let keys = body["reservationKeys"] as? [String] ?? []
             let json: String
@@ -97,7 +102,7 @@ final class VerificationStandIn: @unchecked Sendable {
                 json = #"{"outcomes":["# + keys.map { #""\#(release($0))""# }.joined(separator: ",") + "]}"
             }
             let buffer = ByteBuffer(string: json)
-            return (stall, Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer)))
+            return (hold, Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer)))
         }
     }
 

@@ -241,13 +241,13 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func testResultDownIsAFast500(kind: TestDatabase) async throws {
-        try await VerificationHarness.run(on: kind, testResultDown: true) { h in
+        // Test-result's timeout is ten minutes, far past the test client's 30 s: an answer at all proves that the
+        // refused connection was not waited out.
+        try await VerificationHarness.run(on: kind, environment: ["TESTRESULT_TIMEOUT": "600s"], testResultDown: true) { h in
             let token = try #require(try await h.register(guid: VerificationHarness.hashedGUID()).json["registrationToken"] as? String)
-            let start = ContinuousClock.now
             let response = try await h.testResult(token)
             Covers.status(500, of: "POST /version/v1/testresult", response)
             #expect(response.json["error"] as? String == "dependency_unavailable")
-            #expect(ContinuousClock.now - start < .seconds(5))
             try #require(try await h.tan(token).status == 500)
             try #require(try await h.rows("tans") == 0)
             try #require(try await h.management.get("/health/ready").status == 503)

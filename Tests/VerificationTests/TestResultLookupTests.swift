@@ -26,11 +26,7 @@ import Testing
             )
             try #require(posted.status == 204)
             let port = stack.port(.testResult, TestResultService.internalListener)
-            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
-            let lookup = TestResultLookup(
-                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
-                concurrency: 1, http: http, logger: TestLogger.quiet
-            )
+            try await Self.withLookup(port: port, concurrency: 1) { lookup in
             // 300 stored and 300 unknown ids, all at once through one request slot.
             let asked = stored + (300..<600).map { (SecretHash.sha256Hex("guid-\($0)"), 0) }
             let before = Self.lookupCounters()
@@ -49,8 +45,29 @@ import Testing
             let after = Self.lookupCounters()
             #expect(after.lookups >= before.lookups + 600)
             #expect(after.requests >= before.requests + Double(600 / TestResultLookup.maxBatch))
-            await http.shutdown()
+            }
         }
+    }
+
+    /// A lookup against the test-result service on `port`, through a client of its own that is shut down however
+    /// `body` ends (a client dropped without it stops the whole test process). Its deadlines are generous (they only
+    /// fail a test that would otherwise hang; tests run in parallel on a busy machine), except where `policy` says.
+    static func withLookup(
+        port: Int, policy: DownstreamPolicy = DownstreamPolicy(timeout: .seconds(60)), concurrency: Int, batchPathRetry: Duration = .seconds(60),
+        _ body: (TestResultLookup) async throws -> Void
+    ) async throws {
+        let http = DownstreamHTTPClient(connectTimeout: .seconds(30))
+        let lookup = TestResultLookup(
+            baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: policy, serviceToken: TestServiceTokens.verification,
+            concurrency: concurrency, batchPathRetry: batchPathRetry, http: http, logger: TestLogger.quiet
+        )
+        do {
+            try await body(lookup)
+        } catch {
+            await http.shutdown()
+            throw error
+        }
+        await http.shutdown()
     }
 
     /// Verification's counters of ids looked up and of requests sent for them; their ratio is the mean batch.
@@ -67,11 +84,7 @@ import Testing
         let earlier = EarlierTestResultService(results: [SecretHash.sha256Hex("guid-1"): 2])
         try await TestServices.withRunning([earlier.bundle()]) { running in
             let port = await running.bundle(EarlierTestResultService.name).port("internal")
-            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
-            let lookup = TestResultLookup(
-                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
-                concurrency: 2, http: http, logger: TestLogger.quiet
-            )
+            try await Self.withLookup(port: port, concurrency: 2) { lookup in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<40 {
                     group.addTask {
@@ -84,7 +97,7 @@ import Testing
             #expect(earlier.singleLookups == 40)
             // Asked once per slot that was out before the first 404 came back, then never again.
             #expect((1...2).contains(earlier.batchAttempts))
-            await http.shutdown()
+            }
         }
     }
 
@@ -93,11 +106,7 @@ import Testing
         let earlier = EarlierTestResultService(results: [:])
         try await TestServices.withRunning([earlier.bundle()]) { running in
             let port = await running.bundle(EarlierTestResultService.name).port("internal")
-            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
-            let lookup = TestResultLookup(
-                baseURL: URL(string: "http://127.0.0.1:\(port)")!, policy: DownstreamPolicy(timeout: .seconds(5)), serviceToken: TestServiceTokens.verification,
-                concurrency: 1, batchPathRetry: .zero, http: http, logger: TestLogger.quiet
-            )
+            try await Self.withLookup(port: port, concurrency: 1, batchPathRetry: .zero) { lookup in
             for n in 0..<3 {
                 let answer = try await lookup.result(for: SecretHash.sha256Hex("guid-\(n)"))
                 #expect(answer.result == 0)
@@ -106,7 +115,7 @@ import Testing
             #expect(earlier.singleLookups == 3)
             // Compact JSON, as every service sends it.
             #expect(earlier.lastSingleBody == #"{"id":"\#(SecretHash.sha256Hex("guid-2"))"}"#)
-            await http.shutdown()
+            }
         }
     }
 
@@ -115,12 +124,8 @@ import Testing
         let stalling = StallingTestResultService()
         try await TestServices.withRunning([stalling.bundle()]) { running in
             let port = await running.bundle(StallingTestResultService.name).port("internal")
-            let http = DownstreamHTTPClient(connectTimeout: .seconds(1))
-            let lookup = TestResultLookup(
-                baseURL: URL(string: "http://127.0.0.1:\(port)")!,
-                policy: DownstreamPolicy(timeout: .seconds(30), attempts: 1, stalledAfter: .milliseconds(20)),
-                serviceToken: TestServiceTokens.verification, concurrency: 1, http: http, logger: TestLogger.quiet
-            )
+            let policy = DownstreamPolicy(timeout: .seconds(60), attempts: 1, stalledAfter: .milliseconds(20))
+            try await Self.withLookup(port: port, policy: policy, concurrency: 1) { lookup in
             let sparesBefore = Self.spareRequests()
             let stalled = Task { try await lookup.result(for: SecretHash.sha256Hex("guid-0")) }
             try await waitUntil { stalling.requestsReceived == 1 }
@@ -134,7 +139,7 @@ import Testing
 
             stalling.release()
             #expect(try await stalled.value.result == 0)
-            await http.shutdown()
+            }
         }
     }
 

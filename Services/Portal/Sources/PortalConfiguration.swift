@@ -112,6 +112,8 @@ public struct OIDCSettings: Sendable {
     public var providerName: String
     /// Where the provider sends the browser back: `<PUBLIC_URL>/login/oidc/callback`.
     public var redirectURL: URL
+    /// How long one request to the provider may take (`OIDC_TIMEOUT`, default 10s).
+    public var timeout: Duration
 
     /// Nil when `OIDC_ISSUER` is not set; an error when it is set without the client credentials.
     init?(_ settings: Settings, publicURL: URL) throws(ConfigurationError) {
@@ -123,5 +125,6 @@ public struct OIDCSettings: Sendable {
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         providerName = settings.string("OIDC_PROVIDER_NAME", default: "single sign-on")
         redirectURL = publicURL.appendingPathComponent("login/oidc/callback")
+        timeout = try settings.duration("OIDC_TIMEOUT", default: .seconds(10), minimum: .milliseconds(100))
     }
 }

@@ -35,15 +35,23 @@ public final class LatencyMatcher: @unchecked Sendable {
     private let windowSize: Int
     private let initialMean: Double
     private let random: any RandomSource
+    /// The clock answers leave on: the shared one, or in tests one driven by hand, so that when an answer leaves is
+    /// checked tick by tick rather than measured in wall time.
+    private let ticker: ReleaseTicker
 
     /// - Parameters:
     ///   - initialMean: the mean delay, in seconds, before any real request was seen.
     ///   - windowSize: how many recent real durations per endpoint the release time is computed from.
-    public init(initialMean: Double = 0.010, windowSize: Int = 256, random: any RandomSource) {
+    public convenience init(initialMean: Double = 0.010, windowSize: Int = 256, random: any RandomSource) {
+        self.init(initialMean: initialMean, windowSize: windowSize, random: random, ticker: .shared)
+    }
+
+    init(initialMean: Double = 0.010, windowSize: Int = 256, random: any RandomSource, ticker: ReleaseTicker) {
         precondition(windowSize > 0)
         self.initialMean = initialMean
         self.windowSize = windowSize
         self.random = random
+        self.ticker = ticker
     }
 
     /// Records the duration of a real request's work.
@@ -84,7 +92,7 @@ public final class LatencyMatcher: @unchecked Sendable {
     public func release(endpoint: String, since start: ContinuousClock.Instant) async {
         let deadline = start + .nanoseconds(Int64(releaseDelay(endpoint: endpoint) * 1e9))
         // Even an answer whose release time has passed waits for the next tick: every answer leaves on one.
-        await ReleaseTicker.shared.wait(until: deadline)
+        await ticker.wait(until: deadline)
     }
 
     /// Waits as `release` does, for a fake answer. A real request's work ends with a wake-up (the database or a
@@ -107,8 +115,8 @@ public final class LatencyMatcher: @unchecked Sendable {
         let work: Double? = lock.withLock { windows[endpoint]?.sample(random) }
         if let work {
             let wakeUp = start + .nanoseconds(Int64(work * 1e9))
-            if await ReleaseTicker.shared.wait(until: wakeUp) >= release { return }
+            if await ticker.wait(until: wakeUp) >= release { return }
         }
-        await ReleaseTicker.shared.wait(until: release)
+        await ticker.wait(until: release)
     }
 }

@@ -146,7 +146,7 @@ public actor OIDCProvider {
         let credentials = "\(FormEncoding.encode(settings.clientID)):\(FormEncoding.encode(settings.clientSecret))"
         request.headers.add(name: "Authorization", value: "Basic \(Data(credentials.utf8).base64EncodedString())")
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
-        let response = try await http.execute(request, timeout: .seconds(10))
+        let response = try await http.execute(request, timeout: TimeAmount(settings.timeout))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         guard response.status == .ok else {
             if response.status == .badRequest || response.status == .unauthorized { throw GrantRefused(status: Int(response.status.code)) }
@@ -158,7 +158,7 @@ public actor OIDCProvider {
     private func get(_ url: URL) async throws -> Data {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/json")
-        let response = try await http.execute(request, timeout: .seconds(10))
+        let response = try await http.execute(request, timeout: TimeAmount(settings.timeout))
         let body = try await response.body.collect(upTo: 1024 * 1024)
         guard response.status == .ok else { throw Failure(description: "\(url.path) answered \(response.status.code)") }
         return Data(buffer: body)
