@@ -211,6 +211,7 @@ let package = Package(
             dependencies: [
                 "ExposureCore", "ExposureStack", "Portal", "TestResult",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Runs tools that share nothing with this code base (protoc, Python, OpenSSL), for the tests whose point is an
@@ -81,5 +82,18 @@ public enum ExternalTool {
             return false
         }
         return String(decoding: output, as: UTF8.self).contains("Verified OK")
+    }
+
+    /// Whether OpenSSL verifies `signature` over the file `data` with `publicKey` (written to a PEM file beside
+    /// them), and refuses it once the data's last byte is changed: a check that is shown able to fail. The file is
+    /// left changed.
+    public static func opensslVerifiesOnlyTheSignedBytes(_ data: URL, signature: URL, publicKey: P256.Signing.PublicKey) throws -> Bool {
+        let publicKeyFile = data.deletingLastPathComponent().appendingPathComponent("public.pem")
+        try publicKey.pemRepresentation.write(to: publicKeyFile, atomically: true, encoding: .utf8)
+        guard opensslVerifies(data, signature: signature, publicKey: publicKeyFile) else { return false }
+        var tampered = try Data(contentsOf: data)
+        tampered[tampered.count - 1] ^= 1
+        try tampered.write(to: data)
+        return !opensslVerifies(data, signature: signature, publicKey: publicKeyFile)
     }
 }
