@@ -132,7 +132,9 @@ struct RequestBatcherTests {
         let timers = HandDrivenTimers()
         let log = FetchLog()
         let stalled = Gate()
-        let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled])
+        // The spare's batch waits too, so that it is certainly still out when the requests are counted.
+        let spareHeld = Gate()
+        let batcher = Self.batcherWithASpare(timers: timers, log: log, gates: [0: stalled, 1: spareHeld])
         let first = Task { try await batcher.value(for: 0) }
         try await waitUntil { log.batches.count == 1 }
         let queued = try await Self.queue([1, 2], on: batcher)
@@ -145,7 +147,9 @@ struct RequestBatcherTests {
         timers.advance(to: 100)
         // Required, not expected: without the spare the awaits below would wait for ever.
         try #require(batcher.waitingCount == 0)
+        try await waitUntil { log.batches.count == 3 }
         #expect(batcher.requestsOut == 2)
+        await spareHeld.open()
         for (key, task) in zip([1, 2], queued) { #expect(try await task.value == key) }
         #expect(log.batches == [[0], [-1], [1, 2]])
 
