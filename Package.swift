@@ -233,14 +233,28 @@ let package = Package(
     + service("TestResult", folder: "TestResult", executable: "testresult-service", domainDependencies: [], dependencies: [
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
     ])
+    + [
+        // The CovidShield family's app-facing API (openapi/covidshield.yaml): generated types and server stubs only.
+        .target(
+            name: "CovidShieldAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            path: "Services/Submission/CovidShield",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+    ]
     + service("Submission", folder: "Submission", executable: "submission-service", domainDependencies: [
         "ExposureProtocol",
+        // CovidShield uploads are sealed with NaCl crypto_box.
+        "ExposureNaCl",
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         .product(name: "Crypto", package: "swift-crypto"),
         // Export files are zips built in memory.
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ], dependencies: [
         "ExposureProtocol",
+        "ExposureNaCl",
+        "CovidShieldAPI",
         "VerificationClient",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -315,8 +329,9 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
             "Submission", "SubmissionDomain", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
-            "ExposureProtocol", "ExposureStack", "ExposureTestSupport",
+            "ExposureProtocol", "ExposureNaCl", "ExposureStack", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
             // Reads the entries of published zips to compare trees whose signatures differ.
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], exclude: ["Fixtures"], swiftSettings: swiftSettings),

@@ -64,8 +64,14 @@ public enum SubmissionService {
             ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL, client: http.client),
         ]
         let distributor: Distributor
+        let covidShield: CovidShieldHandlers
         do {
+            covidShield = try await makeCovidShieldHandlers(
+                configuration, database: database, store: store, http: http, verificationToken: verificationToken, environment: environment
+            )
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
+            // The CovidShield family on the same listener: its app has one base URL for what it sends.
+            try covidShield.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
             distributor = try makeDistributor(configuration.distribution, database: database, logger: logger)
         } catch {
             await http.shutdown()
@@ -78,6 +84,9 @@ public enum SubmissionService {
         let retention = PeriodicJob(name: "submission.retention", interval: configuration.retentionInterval, logger: logger) {
             let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
             if deleted > 0 { logger.info("retention applied", metadata: ["deleted": "\(deleted)"]) }
+            // Dead CovidShield key pairs: their sealed secrets are of no more use.
+            let pairs = try await covidShield.keyPairs.purgeDead(now: environment.clock.now())
+            if pairs > 0 { logger.info("dead covidshield key pairs deleted", metadata: ["deleted": "\(pairs)"]) }
         }
         // Every replica runs it; each of its steps is safe to repeat and to run concurrently.
         let recovery = PendingUploadRecovery(
@@ -108,6 +117,44 @@ public enum SubmissionService {
                 await http.shutdown()
                 await database.shutdown()
             }
+        )
+    }
+
+    /// The CovidShield adapter's handlers, with the secrets it keeps in `service_secrets` when the operator set none.
+    static func makeCovidShieldHandlers(
+        _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, http: DownstreamHTTPClient,
+        verificationToken: String, environment: ServiceEnvironment
+    ) async throws -> CovidShieldHandlers {
+        let settings = configuration.covidShield
+        func generated(_ name: String) async throws -> [UInt8] {
+            let hex = try await RedemptionSecretStore(database: database, name: name).secret(random: environment.random)
+            return [UInt8](hex: String(decoding: hex, as: UTF8.self)) ?? hex
+        }
+        let encryptionKey: [UInt8]
+        if let configured = settings.keyEncryptionKey {
+            encryptionKey = configured
+        } else {
+            environment.logger.warning("COVIDSHIELD_KEY_ENCRYPTION_KEY is not set: key pairs are sealed under a key kept in the same database")
+            encryptionKey = try await generated("covidshield_key_encryption_key")
+        }
+        let hmacKey: [UInt8]
+        if let configured = settings.retrieveHMACKey {
+            hmacKey = configured
+        } else {
+            hmacKey = try await generated("covidshield_retrieve_hmac_key")
+        }
+        return CovidShieldHandlers(
+            configuration: settings,
+            homeCountry: configuration.rules.homeCountry,
+            keyPairs: CovidShieldKeyPairStore(database: database),
+            keys: store,
+            codes: OneTimeCodes(
+                baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
+                http: http, logger: environment.logger
+            ),
+            sealer: CovidShieldSecretSealer(key: encryptionKey),
+            retrieval: CovidShieldRetrievalRules(hmacKey: hmacKey),
+            environment: environment
         )
     }
 

@@ -112,13 +112,24 @@ public struct DiagnosisKeyStore: Sendable {
         return keys.filter { seen.insert(Identity(keyData: $0.keyData, submissionType: $0.submissionType)).inserted }
     }
 
-    /// What the rows of one pending upload carry beside their keys.
+    /// What the rows of one upload carry beside their keys.
     struct Pending {
-        let reservation: String
+        /// The TAN reservation the rows wait for; nil for rows publishable at once (`insertPublishable`).
+        let reservation: String?
         /// Hours since the epoch (`submission_timestamp`).
         let hour: Int64
-        /// Seconds since the epoch (`pending_since`), for the recovery job.
-        let since: Int64
+        /// Seconds since the epoch (`pending_since`), for the recovery job; nil with `reservation`.
+        let since: Int64?
+    }
+
+    /// Inserts keys publishable at once, on `connection` inside the caller's transaction: for an app family whose
+    /// upload credential this service holds itself (a CovidShield key pair), there is no TAN to wait for, and the
+    /// keys go in with the credential's charge or not at all. Keys already stored are skipped and not counted (a
+    /// pending row keeps its own reservation: `takeOver` compares with NULL, which matches nothing).
+    static func insertPublishable(
+        _ keys: [DiagnosisKey], submittedAt now: Date, dialect: Database.Dialect, on connection: any SQLDatabase
+    ) async throws -> Int {
+        try await insert(unique(keys), Pending(reservation: nil, hour: hour(of: now), since: nil), dialect: dialect, on: connection)
     }
 
     /// What an insert does with a key already stored: nothing when it is publishable or pending for the same
@@ -193,7 +204,7 @@ public struct DiagnosisKeyStore: Sendable {
         return inserted
     }
 
-    private static func decode(_ row: any SQLRow) throws -> StoredDiagnosisKey {
+    static func decode(_ row: any SQLRow) throws -> StoredDiagnosisKey {
         let visited = try row.decode(column: "visited_countries", as: String.self)
         return StoredDiagnosisKey(
             key: DiagnosisKey(

@@ -54,6 +54,26 @@ enum SubmissionMigrations {
             // schedules the job, and a round already run is skipped (`Distributor.runScheduled`).
             ["CREATE TABLE distribution_rounds (id INTEGER PRIMARY KEY, last_round BIGINT NOT NULL)"]
         }),
+        Migration(version: 6, name: "keep CovidShield key pairs and the app keys bound", statements: { dialect in
+            let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
+            return [
+                // One row per claimed server key pair: the secret half sealed under COVIDSHIELD_KEY_ENCRYPTION_KEY
+                // (`CovidShieldSecretSealer`), the code's region, when the pair dies (unix seconds) and how many keys
+                // it may still bring in. Deleted once dead.
+                """
+                CREATE TABLE covidshield_key_pairs (
+                    server_public_key \(bytes) PRIMARY KEY,
+                    sealed_secret_key \(bytes) NOT NULL,
+                    region TEXT NOT NULL,
+                    valid_until BIGINT NOT NULL,
+                    keys_remaining INTEGER NOT NULL
+                )
+                """,
+                "CREATE INDEX covidshield_key_pairs_valid_until ON covidshield_key_pairs (valid_until)",
+                // SHA-256 of every app public key ever bound: a key is bound for ever, past its pair's life.
+                "CREATE TABLE covidshield_bound_app_keys (app_key_hash \(bytes) PRIMARY KEY, bound_at BIGINT NOT NULL)",
+            ]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }

@@ -1,0 +1,60 @@
+import CovidShieldAPI
+import ExposureCore
+import ExposureNaCl
+import Foundation
+import OpenAPIRuntime
+import SubmissionDomain
+
+extension CovidShieldHandlers {
+    /// `POST /claim-key`: the body, the app key's length, the app key never bound, the code spent at verification,
+    /// then a new key pair bound to the app key (covidshield.md, in its order).
+    func claimKey(_ input: CovidShieldAPI.Operations.claimKey.Input) async throws -> CovidShieldAPI.Operations.claimKey.Output {
+        do {
+            let serverPublicKey = try await claim(input.body)
+            return .ok(.init(body: .application_x_hyphen_protobuf(HTTPBody(CovidShieldClaimRequest.grantedBody(serverPublicKey: serverPublicKey)))))
+        } catch {
+            let body = HTTPBody(error.body)
+            switch error.status {
+            case 400: return .badRequest(.init(body: .application_x_hyphen_protobuf(body)))
+            case 401: return .unauthorized(.init(body: .application_x_hyphen_protobuf(body)))
+            case 429: return .tooManyRequests(.init(body: .application_x_hyphen_protobuf(body)))
+            default: return .internalServerError(.init(body: .application_x_hyphen_protobuf(body)))
+            }
+        }
+    }
+
+    private func claim(_ body: CovidShieldAPI.Operations.claimKey.Input.Body) async throws(CovidShieldClaimRejection) -> [UInt8] {
+        guard case .application_x_hyphen_protobuf(let stream) = body,
+              let bytes = try? await [UInt8](collecting: stream, upTo: CovidShieldClaimRequest.maxBytes)
+        else { throw .unreadable }
+        let request = try CovidShieldClaimRequest.parse(bytes)
+        do {
+            // Before the code: a bound app key must not cost the patient their code.
+            if try await keyPairs.isBound(appPublicKey: request.appPublicKey) { throw CovidShieldClaimRejection.appKeyBound }
+            let region: String, issuedAt: Int64
+            switch try await codes.redeemCovidShield(request.oneTimeCode) {
+            case .redeemed(let answeredRegion, let answeredIssuedAt): (region, issuedAt) = (answeredRegion, answeredIssuedAt)
+            case .unknown: throw CovidShieldClaimRejection.invalidCode
+            case .throttled: throw CovidShieldClaimRejection.throttled
+            }
+            let pair = try CryptoBox.keyPair(using: environment.random)
+            let stored = CovidShieldKeyPairStore.NewPair(
+                publicKey: pair.publicKey,
+                sealedSecretKey: try sealer.seal(pair.secretKey, publicKey: pair.publicKey),
+                region: region,
+                validUntil: CovidShieldKeyPairPolicy.validUntil(issuedAt: issuedAt)
+            )
+            // A concurrent claim with the same app key got there first (its own code spent too).
+            guard try await keyPairs.bind(appPublicKey: request.appPublicKey, pair: stored, now: environment.clock.now()) else {
+                throw CovidShieldClaimRejection.appKeyBound
+            }
+            return pair.publicKey
+        } catch let rejection as CovidShieldClaimRejection {
+            throw rejection
+        } catch {
+            // Never the code or the key: only what failed.
+            logger.error("covidshield key claim failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            throw .serverError
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import CovidShieldAPI
+import ExposureCore
+import Foundation
+import OpenAPIRuntime
+import SubmissionDomain
+
+extension CovidShieldHandlers {
+    /// `POST /upload`: the checks of the sheet in its order, then the keys stored and charged to the key pair in one
+    /// transaction. The answer always carries its error (`0800` when accepted).
+    func upload(_ input: CovidShieldAPI.Operations.upload.Input) async throws -> CovidShieldAPI.Operations.upload.Output {
+        let rejection: CovidShieldUploadRejection
+        do {
+            try await upload(input.body)
+            return .ok(.init(body: .application_x_hyphen_protobuf(HTTPBody(CovidShieldUploadRejection.body(.none)))))
+        } catch {
+            rejection = error
+        }
+        let body = HTTPBody(CovidShieldUploadRejection.body(rejection.code))
+        switch rejection.status {
+        case 400: return .badRequest(.init(body: .application_x_hyphen_protobuf(body)))
+        case 401: return .unauthorized(.init(body: .application_x_hyphen_protobuf(body)))
+        default: return .internalServerError(.init(body: .application_x_hyphen_protobuf(body)))
+        }
+    }
+
+    private func upload(_ body: CovidShieldAPI.Operations.upload.Input.Body) async throws(CovidShieldUploadRejection) {
+        guard case .application_x_hyphen_protobuf(let stream) = body,
+              let bytes = try? await [UInt8](collecting: stream, upTo: CovidShieldSealedUpload.maxBytes)
+        else { throw .unreadable }
+        let sealed = try CovidShieldSealedUpload.parse(bytes)
+        let now = environment.clock.now()
+        let pair: CovidShieldKeyPairStore.LivePair
+        let secretKey: [UInt8]
+        do {
+            guard let live = try await keyPairs.live(serverPublicKey: sealed.serverPublicKey, now: now) else { throw CovidShieldUploadRejection.unknownKeyPair }
+            pair = live
+            secretKey = try sealer.open(live.sealedSecretKey, publicKey: sealed.serverPublicKey)
+        } catch let rejection as CovidShieldUploadRejection {
+            throw rejection
+        } catch {
+            logger.error("covidshield key pair unreadable", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            throw .serverError
+        }
+        let keys = try sealed.open(secretKey: secretKey, rules: keyRules, region: pair.region, now: now)
+        let outcome: CovidShieldKeyPairStore.UploadOutcome
+        do {
+            outcome = try await keyPairs.storeUpload(keys, serverPublicKey: sealed.serverPublicKey, now: now)
+        } catch {
+            logger.error("covidshield upload not stored", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            throw .serverError
+        }
+        if outcome == .budgetUsedUp { throw .budgetUsedUp }
+    }
+}

@@ -1,0 +1,44 @@
+import CovidShieldAPI
+import ExposureCore
+import Foundation
+import Logging
+import OpenAPIRuntime
+import SubmissionDomain
+
+/// The handlers of `openapi/covidshield.yaml`, on the submission listener beside the CWA upload: the order of work of
+/// each CovidShield endpoint, over the rules in `Domain/CovidShield/` and the one key store. Every answer is the
+/// family's own (protobuf or plain text), never the JSON error body of the CWA endpoints.
+struct CovidShieldHandlers: CovidShieldAPI.APIProtocol {
+    let configuration: CovidShieldConfiguration
+    /// The home country, whose keys the CWA app uploads (`HOME_COUNTRY`).
+    let homeCountry: String
+    let keyPairs: CovidShieldKeyPairStore
+    let keys: DiagnosisKeyStore
+    let codes: OneTimeCodes
+    let sealer: CovidShieldSecretSealer
+    let retrieval: CovidShieldRetrievalRules
+    let keyRules = CovidShieldKeyRules()
+    let environment: ServiceEnvironment
+
+    var logger: Logger { environment.logger }
+
+    func ping(_ input: CovidShieldAPI.Operations.ping.Input) async throws -> CovidShieldAPI.Operations.ping.Output {
+        .ok(.init(body: .plainText(HTTPBody("OK\n"))))
+    }
+
+    func exposureConfiguration(
+        _ input: CovidShieldAPI.Operations.exposureConfiguration.Input
+    ) async throws -> CovidShieldAPI.Operations.exposureConfiguration.Output {
+        let file = input.path.file
+        guard file.hasSuffix(".json"), configuration.regions.contains(String(file.dropLast(".json".count))) else {
+            return .notFound(.init(body: .plainText(HTTPBody(CovidShieldTextAnswer.notFound.text))))
+        }
+        return .ok(.init(
+            headers: .init(Cache_hyphen_Control: Self.cacheControl),
+            body: .json(HTTPBody(configuration.exposureConfiguration))
+        ))
+    }
+
+    /// What CDNs and phones may keep of a retrieval or configuration (the sheet's).
+    static let cacheControl = "public, max-age=3600, max-stale=600"
+}

@@ -1,0 +1,60 @@
+import ExposureCore
+import Foundation
+import SubmissionDomain
+
+/// The CovidShield adapter's settings (docs/covidshield.md).
+public struct CovidShieldConfiguration: Sendable {
+    /// The regions whose keys the retrieval streams carry and whose exposure configuration is served
+    /// (`COVIDSHIELD_REGIONS`, default `ON`). A code's region (from verification) becomes its keys' origin.
+    public var regions: [String]
+    /// The region under whose name the streams also carry the CWA keys of the home country
+    /// (`COVIDSHIELD_CWA_KEYS_REGION`; unset: CWA keys stay out of the CovidShield streams).
+    public var cwaKeysRegion: String?
+    /// AES-256 key (64 hex digits) that seals the secret halves of server key pairs at rest
+    /// (`COVIDSHIELD_KEY_ENCRYPTION_KEY`). Unset: a key is made at first start and kept in the database's
+    /// `service_secrets`, which protects nothing from someone who has the database: production sets it.
+    public var keyEncryptionKey: [UInt8]?
+    /// The HMAC key shared with the apps for retrieval (`COVIDSHIELD_RETRIEVE_HMAC_KEY`, hex, at least 32 bytes).
+    /// Unset: one is made at first start and kept in `service_secrets` (no real app can know it).
+    public var retrieveHMACKey: [UInt8]?
+    /// The ENExposureConfiguration JSON served for every region (`COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE`, read at
+    /// start; default the reference's).
+    public var exposureConfiguration: String
+
+    public init(_ settings: Settings) throws(ConfigurationError) {
+        regions = settings.list("COVIDSHIELD_REGIONS", default: ["ON"])
+        if let bad = regions.first(where: { !Self.isRegion($0) }) {
+            throw ConfigurationError(variable: "COVIDSHIELD_REGIONS", reason: "must list regions of 1 to 16 letters, digits, '_' or '-', got '\(bad)'")
+        }
+        cwaKeysRegion = settings.optionalString("COVIDSHIELD_CWA_KEYS_REGION")
+        if let region = cwaKeysRegion, !regions.contains(region) {
+            throw ConfigurationError(variable: "COVIDSHIELD_CWA_KEYS_REGION", reason: "must be one of COVIDSHIELD_REGIONS")
+        }
+        keyEncryptionKey = try Self.hexKey(settings, "COVIDSHIELD_KEY_ENCRYPTION_KEY", bytes: CovidShieldSecretSealer.keyBytes...CovidShieldSecretSealer.keyBytes)
+        retrieveHMACKey = try Self.hexKey(settings, "COVIDSHIELD_RETRIEVE_HMAC_KEY", bytes: 32...1024)
+        if let path = settings.optionalString("COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE") {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError(variable: "COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", reason: "names \(path), which cannot be read")
+            }
+            guard (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any] else {
+                throw ConfigurationError(variable: "COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", reason: "must hold a JSON object")
+            }
+            exposureConfiguration = text
+        } else {
+            exposureConfiguration = CovidShieldExposureConfiguration.defaultJSON
+        }
+    }
+
+    static func isRegion(_ text: String) -> Bool {
+        (1...16).contains(text.utf8.count) && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
+    }
+
+    private static func hexKey(_ settings: Settings, _ variable: String, bytes: ClosedRange<Int>) throws(ConfigurationError) -> [UInt8]? {
+        guard let text = settings.optionalString(variable) else { return nil }
+        guard let key = [UInt8](hex: text), bytes.contains(key.count) else {
+            let length = bytes.lowerBound == bytes.upperBound ? "\(bytes.lowerBound)" : "at least \(bytes.lowerBound)"
+            throw ConfigurationError(variable: variable, reason: "must be \(length) bytes in hex")
+        }
+        return key
+    }
+}

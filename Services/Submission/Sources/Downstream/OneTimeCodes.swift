@@ -1,0 +1,44 @@
+import ExposureCore
+import Foundation
+import Logging
+import OpenAPIRuntime
+import VerificationClient
+
+/// Spends the one-time codes of the app families at verification (`POST /version/v1/codes/redeem`), through the client
+/// generated from `openapi/verification.yaml`. Codes are verification's: this service never stores or logs one.
+struct OneTimeCodes: Sendable {
+    enum Outcome: Sendable, Equatable {
+        /// Spent now; the region it was issued for, and when (unix seconds).
+        case redeemed(region: String, issuedAt: Int64)
+        /// Unknown, used or expired: the same answer in each case.
+        case unknown
+        /// Verification throttles failed redemptions (all callers together); the code was not judged.
+        case throttled
+    }
+
+    private let client: Client
+    private let call: DownstreamCall
+
+    init(baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger) {
+        client = Client.verification(
+            baseURL: baseURL,
+            transport: http.transport(timeout: policy.timeout),
+            middlewares: ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
+        )
+        call = DownstreamCall(service: "verification service", logger: logger)
+    }
+
+    /// Throws `DownstreamError` when verification gives no usable answer.
+    func redeemCovidShield(_ code: String) async throws -> Outcome {
+        let body = VerificationClient.Components.Schemas.OneTimeCodeRedemption(kind: .COVIDSHIELD, code: code)
+        let (output, status) = try await call.send { try await client.redeemOneTimeCode(body: .json(body)) }
+        switch output {
+        case .ok(let ok):
+            let answer = try ok.body.json
+            return .redeemed(region: answer.region, issuedAt: answer.issuedAt)
+        case .notFound: return .unknown
+        case .tooManyRequests: return .throttled
+        default: throw call.unexpected(status: status)
+        }
+    }
+}
