@@ -40,6 +40,7 @@ struct SubmissionHarness: Sendable {
                 var configuration = try SubmissionConfiguration(TestServices.settings(settings))
                 configuration.common.databaseURL = url
                 let clock = ManualClock()
+                verification.useCodeClock(clock)
                 let serviceEnvironment = TestServices.environment(clock: clock)
                 let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: serviceEnvironment)
                 let bundle = try await SubmissionService.makeBundle(

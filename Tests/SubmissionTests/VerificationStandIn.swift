@@ -32,6 +32,17 @@ final class VerificationStandIn: @unchecked Sendable {
     /// decides, so that an answer that comes first provably did not wait for it.
     private var hold: Flag?
     private var bodies: [String] = []
+    /// One-time codes of the app families (`POST /version/v1/codes/redeem`): region, issue time, spent.
+    private var codes: [String: (region: String, issuedAt: Int64, spent: Bool)] = [:]
+    /// The clock codes die by (10 minutes after issue); the harness gives it the service's.
+    private var codeClock: any WallClock = SystemClock()
+
+    /// A CovidShield code as the portal would issue it at verification, at the code clock's now unless told.
+    func issueCode(_ code: String, region: String = "ON", issuedAt: Int64? = nil) {
+        lock.withLock { codes[code] = (region, issuedAt ?? codeClock.now().epochSeconds, false) }
+    }
+
+    func useCodeClock(_ clock: any WallClock) { lock.withLock { codeClock = clock } }
 
     /// A new TAN that verification will let one upload spend.
     func issue(teleTANType: String? = nil) -> String {
@@ -78,6 +89,11 @@ final class VerificationStandIn: @unchecked Sendable {
                 return answer
             }
         }
+        router.post("/version/v1/codes/redeem") { request, _ -> Response in
+            let data = try await request.body.collect(upTo: 100_000)
+            let body = try JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any] ?? [:]
+            return self.answer("redeem", body: body, text: String(buffer: data)).1
+        }
         return TestServices.standIn(Self.name, listener: "internal", router: router)
     }
 
@@ -90,6 +106,7 @@ final class VerificationStandIn: @unchecked Sendable {
                 failures.removeFirst()
                 return (hold, Response(status: failure.status))
             }
+            if path == "redeem" { return (hold, redeem(body)) }
             let keys = body["reservationKeys"] as? [String] ?? []
             let json: String
             switch path {
@@ -104,6 +121,20 @@ final class VerificationStandIn: @unchecked Sendable {
             let buffer = ByteBuffer(string: json)
             return (hold, Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer)))
         }
+    }
+
+    /// Spends a live CovidShield code (404 `unknown_code` for anything else), as verification's contract says.
+    private func redeem(_ body: [String: Any]) -> Response {
+        let code = body["code"] as? String ?? ""
+        guard body["kind"] as? String == "COVIDSHIELD", let entry = codes[code], !entry.spent,
+              codeClock.now().epochSeconds < entry.issuedAt + 600
+        else {
+            let buffer = ByteBuffer(string: #"{"error":"unknown_code","message":"Unknown, used or expired code."}"#)
+            return Response(status: .notFound, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
+        }
+        codes[code]?.spent = true
+        let buffer = ByteBuffer(string: #"{"region":"\#(entry.region)","issuedAt":\#(entry.issuedAt)}"#)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
     }
 
     private func reserve(_ tan: String, key: String) -> String {
