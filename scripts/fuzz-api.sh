@@ -71,4 +71,6 @@ run testresult.yaml "$TESTRESULT_INTERNAL" --include-tag internal -H "X-Service-
 # schemathesis cannot generate protobuf bodies: submission gets the coverage phase (headers, sizes, missing and
 # malformed bodies); its payload rules are covered by the Swift tests.
 run submission.yaml "$SUBMISSION" --phases coverage
+# The CovidShield adapter on the same listener: protobuf bodies as above; its path parameters are fuzzed in full.
+run covidshield.yaml "$SUBMISSION"
 exit $status

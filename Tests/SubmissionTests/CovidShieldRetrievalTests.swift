@@ -113,7 +113,7 @@ import Testing
             #expect(files.first?.file.header.startTimestamp == uploadHour * 3600 && files.first?.file.header.endTimestamp == uploadHour * 3600 + 3600)
             #expect(files.first?.file.key.map(\.keyData) == [fresh.keyData])
             // The next day, in the day's stream.
-            harness.clock.advance(by: Self.day)
+            harness.clock.advance(by: TimeInterval(Self.day))
             let dayFiles = try CovidShieldWire.files(try await harness.retrieveDay(date).body)
             #expect(dayFiles.first?.file.key.map(\.keyData) == [fresh.keyData])
         }

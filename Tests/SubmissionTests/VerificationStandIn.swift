@@ -104,6 +104,11 @@ final class VerificationStandIn: @unchecked Sendable {
             bodies.append(text)
             if let failure = failures.first, failure.path == nil || failure.path == path {
                 failures.removeFirst()
+                if path == "redeem" {
+                    // The contract's error body, which the generated client decodes for 429 and 500.
+                    let buffer = ByteBuffer(string: #"{"error":"rate_limited","message":"Too many failed redemptions."}"#)
+                    return (hold, Response(status: failure.status, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer)))
+                }
                 return (hold, Response(status: failure.status))
             }
             if path == "redeem" { return (hold, redeem(body)) }

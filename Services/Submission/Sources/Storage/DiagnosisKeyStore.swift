@@ -152,7 +152,10 @@ public struct DiagnosisKeyStore: Sendable {
     ) async throws -> Int {
         guard !keys.isEmpty else { return 0 }
         switch dialect {
-        case .postgres: return try await connection.execute(ColumnArrayInsert.self, binds: ColumnArrayInsert.binds(keys, pending)).count
+        case .postgres:
+            let binds = ColumnArrayInsert.binds(keys, pending)
+            if pending.reservation == nil { return try await connection.execute(PublishableColumnArrayInsert.self, binds: binds).count }
+            return try await connection.execute(ColumnArrayInsert.self, binds: binds).count
         case .sqlite: return try await insertRows(keys, pending, on: connection)
         }
     }
@@ -177,9 +180,14 @@ public struct DiagnosisKeyStore: Sendable {
                 keys.map { ByteBuffer(bytes: $0.keyData) }, ints(\.rollingStartIntervalNumber), ints(\.rollingPeriod),
                 ints(\.transmissionRiskLevel), ints(\.daysSinceOnsetOfSymptoms), ints(\.reportType), keys.map(\.originCountry),
                 keys.map { $0.visitedCountries.joined(separator: ",") }, keys.map(\.consentToFederation), ints(\.submissionType),
-                pending.hour, pending.reservation, pending.since,
-            ]
+                pending.hour,
+            ] + (pending.reservation.map { [$0, pending.since ?? 0] as [any PreparedBind] } ?? [])
         }
+    }
+
+    /// The same for rows publishable at once (`insertPublishable`): no reservation, no pending time.
+    private enum PublishableColumnArrayInsert: PreparedStatement {
+        static let sql = ColumnArrayInsert.sql.replacingOccurrences(of: "$11, $12, $13", with: "$11, NULL::TEXT, NULL::BIGINT")
     }
 
     /// SQLite has no arrays: a row of binds per key, in chunks that stay below its bind limit.

@@ -49,7 +49,7 @@ extension CovidShieldHandlers {
         }
         return .init(
             headers: .init(Cache_hyphen_Control: Self.cacheControl),
-            body: .application_x_hyphen_protobuf(HTTPBody(CovidShieldFileStream.encode(labelled, window: window)))
+            body: .application_x_hyphen_protobuf_delimited__true(HTTPBody(CovidShieldFileStream.encode(labelled, window: window)))
         )
     }
 }

@@ -33,10 +33,9 @@ struct CovidShieldHandlers: CovidShieldAPI.APIProtocol {
         guard file.hasSuffix(".json"), configuration.regions.contains(String(file.dropLast(".json".count))) else {
             return .notFound(.init(body: .plainText(HTTPBody(CovidShieldTextAnswer.notFound.text))))
         }
-        return .ok(.init(
-            headers: .init(Cache_hyphen_Control: Self.cacheControl),
-            body: .json(HTTPBody(configuration.exposureConfiguration))
-        ))
+        // Checked to be a JSON object when the configuration was read.
+        let object = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(configuration.exposureConfiguration.utf8))
+        return .ok(.init(headers: .init(Cache_hyphen_Control: Self.cacheControl), body: .json(.init(additionalProperties: object))))
     }
 
     /// What CDNs and phones may keep of a retrieval or configuration (the sheet's).
