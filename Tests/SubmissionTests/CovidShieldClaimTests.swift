@@ -31,7 +31,7 @@ import Testing
             #expect(try CovidShieldSecretSealer(key: CovidShieldWire.encryptionKey).open(Array(stored), publicKey: Array(answer.serverPublicKey)).count == 32)
             #expect(try sealed[0].decode(column: "region", as: String.self) == "ON")
             // Issued on 2020-05-20: alive until UTC midnight + 15 days.
-            #expect(try sealed[0].decode(column: "valid_until", as: Int64.self) == CovidShieldWire.uploadDay + 15 * 86_400)
+            #expect(try sealed[0].decode(column: "valid_until", as: Int64.self) == CovidShieldWire.midnight + 15 * 86_400)
             #expect(try sealed[0].decode(column: "keys_remaining", as: Int.self) == 28)
         }
     }

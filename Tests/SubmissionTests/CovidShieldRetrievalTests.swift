@@ -70,7 +70,7 @@ import Testing
     func hoursAreServedForTodayAndYesterdayButNotTheCurrentOne(kind: TestDatabase) async throws {
         try await SubmissionHarness.runCovidShield(kind) { harness in
             // 2020-05-20 10:30 UTC.
-            harness.clock.set(Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.uploadDay + 10 * 3600 + 1800)))
+            harness.clock.set(Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.midnight + 10 * 3600 + 1800)))
             let today = CovidShieldWire.day(harness.nowSeconds), yesterday = CovidShieldWire.day(harness.nowSeconds - Self.day)
             let older = try await harness.retrieveHour(CovidShieldWire.day(harness.nowSeconds - 2 * Self.day), "05")
             Covers.status(404, of: "GET /retrieve-hour/{date}/{hour}/{hmac}", older)
@@ -126,7 +126,7 @@ import Testing
             let key = DiagnosisKey(
                 keyData: Data(0..<16), rollingStartIntervalNumber: 2_649_744, rollingPeriod: 144, transmissionRiskLevel: 3,
                 daysSinceOnsetOfSymptoms: 0, reportType: 1, originCountry: "ON", visitedCountries: [], consentToFederation: false, submissionType: 0)
-            try await harness.storePublishable([key], at: Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.uploadDay - 3600)))
+            try await harness.storePublishable([key], at: Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.midnight - 3600)))
             let response = try await harness.retrieveDay("2020-05-19")
             #expect(response.body == CovidShieldWire.bytes("""
                 00000034 0a140880c38cf6051080e691f6051a024f4e20012801 121c0a10000102030405060708090a0b0c0d0e0f1090dda1011890012003
@@ -141,7 +141,7 @@ import Testing
             daysSinceOnsetOfSymptoms: 0, reportType: 1, originCountry: "DE", visitedCountries: [], consentToFederation: false, submissionType: 0)
         for (setting, expected) in [(nil, 0), ("ON", 1)] as [(String?, Int)] {
             try await SubmissionHarness.runCovidShield(kind, environment: setting.map { ["COVIDSHIELD_CWA_KEYS_REGION": $0] } ?? [:]) { harness in
-                try await harness.storePublishable([cwa], at: Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.uploadDay - 3600)))
+                try await harness.storePublishable([cwa], at: Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.midnight - 3600)))
                 let files = try CovidShieldWire.files(try await harness.retrieveDay("2020-05-19").body)
                 #expect(files.flatMap(\.file.key).count == expected)
                 #expect(files.allSatisfy { $0.file.header.region == "ON" })
@@ -159,7 +159,7 @@ import Testing
                     keyData: Data(data), rollingStartIntervalNumber: 2_649_744, rollingPeriod: 144, transmissionRiskLevel: 3,
                     daysSinceOnsetOfSymptoms: 0, reportType: 1, originCountry: "ON", visitedCountries: [], consentToFederation: false, submissionType: 0)
             }
-            try await harness.storePublishable(keys, at: Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.uploadDay - 3600)))
+            try await harness.storePublishable(keys, at: Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.midnight - 3600)))
             let files = try CovidShieldWire.files(try await harness.retrieveDay("2020-05-19").body)
             #expect(files.map(\.file.key.count) == [17_063, 938])
             #expect(files.map(\.file.header.batchNum) == [1, 2])

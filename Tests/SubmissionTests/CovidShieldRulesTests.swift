@@ -8,8 +8,8 @@ import Testing
 /// The CovidShield rules alone, from the sheet's bytes, on a fixed clock: no HTTP, no database.
 @Suite struct CovidShieldRulesTests {
     static let rules = CovidShieldRetrievalRules(hmacKey: CovidShieldWire.hmacKey)
-    /// 2020-05-20 08:00 UTC: hour 441680.
-    static let now = Date(timeIntervalSince1970: 441_680 * 3600)
+    /// 2020-05-20 16:00 UTC: hour 441664, the sheet's HMAC example.
+    static let now = Date(timeIntervalSince1970: 441_664 * 3600)
 
     @Test func theSheetsHMACIsAcceptedAnHourEitherSideOfTheServersHour() throws {
         let hmac = "43fde2f766b8c716973bce516eb84a9b83aed0ff23ffc2f7af19ecddd8dba5a6"
@@ -32,16 +32,18 @@ import Testing
     }
 
     @Test func aWindowCoversItsHoursAndKeysOfTheLastFourteenDays() throws {
-        let window = try Self.rules.day(date: "2020-05-19", hmac: CovidShieldWire.hmac("2020-05-19", hour: 441_680), now: Self.now)
+        let window = try Self.rules.day(date: "2020-05-19", hmac: CovidShieldWire.hmac("2020-05-19", hour: 441_664), now: Self.now)
         #expect(window.startTimestamp == 1_589_846_400 && window.endTimestamp == 1_589_932_800)
         #expect(window.minimumRollingStart == Int32((18_402 - 14) * 144))
-        let hour = try Self.rules.hour(date: "2020-05-20", hour: "07", hmac: CovidShieldWire.hmac("2020-05-20:07", hour: 441_680), now: Self.now)
-        #expect(hour.firstHour == 441_679 && hour.endHour == 441_680)
+        let hour = try Self.rules.hour(date: "2020-05-20", hour: "07", hmac: CovidShieldWire.hmac("2020-05-20:07", hour: 441_664), now: Self.now)
+        #expect(hour.firstHour == 18_402 * 24 + 7 && hour.endHour == 18_402 * 24 + 8)
     }
 
     @Test func keyPairsLiveUntilMidnightOfTheIssueDayPlusFifteenDays() {
-        #expect(CovidShieldKeyPairPolicy.validUntil(issuedAt: 1_589_990_400) == 1_589_990_400 + 15 * 86_400)
-        #expect(CovidShieldKeyPairPolicy.validUntil(issuedAt: 1_589_990_400 + 86_399) == 1_589_990_400 + 15 * 86_400)
+        let midnight: Int64 = 1_589_932_800
+        for issued in [midnight, midnight + 57_600, midnight + 86_399] {
+            #expect(CovidShieldKeyPairPolicy.validUntil(issuedAt: issued) == midnight + 15 * 86_400)
+        }
     }
 
     @Test func theSheetsUploadOpensToItsKey() throws {

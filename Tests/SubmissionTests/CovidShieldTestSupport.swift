@@ -26,8 +26,10 @@ enum CovidShieldWire {
     static let appPair = try! CryptoBox.keyPair(secretKey: Array(SHA256.hash(data: Array("app".utf8))))
     static let serverPair = try! CryptoBox.keyPair(secretKey: Array(SHA256.hash(data: Array("server".utf8))))
 
-    /// 2020-05-20 00:00:00 UTC, the sheet's upload timestamp.
+    /// 2020-05-20 16:00:00 UTC, the sheet's upload timestamp (and the hour, 441664, of its HMAC example).
     static let uploadDay: Int64 = 1_589_990_400
+    /// 2020-05-20 00:00:00 UTC.
+    static let midnight: Int64 = 1_589_932_800
 
     static func claimRequest(code: String, appKey: [UInt8]) -> [UInt8] {
         var request = Covidshield_KeyClaimRequest()

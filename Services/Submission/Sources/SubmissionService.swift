@@ -71,7 +71,10 @@ public enum SubmissionService {
             )
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
             // The CovidShield family on the same listener: its app has one base URL for what it sends.
-            try covidShield.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
+            try covidShield.registerHandlers(
+                on: router, configuration: StandardRouter.openAPIConfiguration,
+                middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldCacheHeaders()]
+            )
             distributor = try makeDistributor(configuration.distribution, database: database, logger: logger)
         } catch {
             await http.shutdown()

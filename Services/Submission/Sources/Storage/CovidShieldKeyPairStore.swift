@@ -32,7 +32,8 @@ struct CovidShieldKeyPairStore: Sendable {
         case budgetUsedUp
     }
 
-    static func appKeyHash(_ appPublicKey: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: appPublicKey)) }
+    /// As `Data`: SQLKit binds `[UInt8]` as an array of numbers, not as bytes.
+    static func appKeyHash(_ appPublicKey: [UInt8]) -> Data { Data(SHA256.hash(data: appPublicKey)) }
 
     func isBound(appPublicKey: [UInt8]) async throws -> Bool {
         let hash = Self.appKeyHash(appPublicKey)
@@ -53,7 +54,7 @@ struct CovidShieldKeyPairStore: Sendable {
             guard !bound.isEmpty else { return false }
             try await connection.raw("""
                 INSERT INTO covidshield_key_pairs (server_public_key, sealed_secret_key, region, valid_until, keys_remaining) \
-                VALUES (\(bind: pair.publicKey), \(bind: pair.sealedSecretKey), \(bind: pair.region), \(bind: pair.validUntil), \
+                VALUES (\(bind: Data(pair.publicKey)), \(bind: Data(pair.sealedSecretKey)), \(bind: pair.region), \(bind: pair.validUntil), \
                 \(bind: CovidShieldKeyPairPolicy.keyBudget))
                 """).run()
             return true
@@ -65,7 +66,7 @@ struct CovidShieldKeyPairStore: Sendable {
         try await database.withConnection { connection in
             guard let row = try await connection.raw("""
                 SELECT sealed_secret_key, region FROM covidshield_key_pairs \
-                WHERE server_public_key = \(bind: serverPublicKey) AND valid_until > \(bind: now.epochSeconds)
+                WHERE server_public_key = \(bind: Data(serverPublicKey)) AND valid_until > \(bind: now.epochSeconds)
                 """).first() else { return nil }
             return LivePair(
                 sealedSecretKey: Array(try row.decode(column: "sealed_secret_key", as: Data.self)),
@@ -84,7 +85,7 @@ struct CovidShieldKeyPairStore: Sendable {
                 let inserted = try await DiagnosisKeyStore.insertPublishable(keys, submittedAt: now, dialect: dialect, on: connection)
                 let charged = try await connection.raw("""
                     UPDATE covidshield_key_pairs SET keys_remaining = keys_remaining - \(bind: inserted) \
-                    WHERE server_public_key = \(bind: serverPublicKey) AND keys_remaining >= \(bind: inserted) \
+                    WHERE server_public_key = \(bind: Data(serverPublicKey)) AND keys_remaining >= \(bind: inserted) \
                     RETURNING keys_remaining
                     """).all()
                 guard !charged.isEmpty else { throw BudgetUsedUp() }

@@ -47,9 +47,7 @@ extension CovidShieldHandlers {
             let region = key.originCountry == homeCountry ? configuration.cwaKeysRegion ?? key.originCountry : key.originCountry
             return (region: region, key: key)
         }
-        return .init(
-            headers: .init(Cache_hyphen_Control: Self.cacheControl),
-            body: .application_x_hyphen_protobuf_delimited__true(HTTPBody(CovidShieldFileStream.encode(labelled, window: window)))
-        )
+        // Cache-Control: `CovidShieldCacheHeaders`.
+        return .init(body: .application_x_hyphen_protobuf_delimited__true(HTTPBody(CovidShieldFileStream.encode(labelled, window: window))))
     }
 }

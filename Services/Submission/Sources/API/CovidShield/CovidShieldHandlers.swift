@@ -35,9 +35,6 @@ struct CovidShieldHandlers: CovidShieldAPI.APIProtocol {
         }
         // Checked to be a JSON object when the configuration was read.
         let object = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(configuration.exposureConfiguration.utf8))
-        return .ok(.init(headers: .init(Cache_hyphen_Control: Self.cacheControl), body: .json(.init(additionalProperties: object))))
+        return .ok(.init(body: .json(.init(additionalProperties: object))))
     }
-
-    /// What CDNs and phones may keep of a retrieval or configuration (the sheet's).
-    static let cacheControl = "public, max-age=3600, max-stale=600"
 }
