@@ -181,3 +181,28 @@ extension CovidShieldUploadTests {
         }
     }
 }
+
+extension CovidShieldUploadTests {
+    /// Claims and uploads are counted by the enum they were answered with, and the keys stored, per finished hour only.
+    @Test func claimsAndUploadsAreTalliedPerHour() {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
+        let published = SubmissionMetricsTests.Published()
+        let metrics = CovidShieldMetrics(tally: HourlyTally(clock: clock, publish: published.append))
+        metrics.claim(.none)
+        metrics.claim(.invalidOneTimeCode)
+        metrics.claim(.serverError, throttled: true)
+        metrics.upload(.none, keysStored: 14)
+        metrics.upload(.invalidKeypair, keysStored: 0)
+        #expect(published.all.isEmpty)
+        clock.advance(by: 3600)
+        metrics.claim(.none)
+        #expect(published.all == [[
+            .init("covidshield_claims_last_hour", [("outcome", "none")]): 1,
+            .init("covidshield_claims_last_hour", [("outcome", "invalidOneTimeCode")]): 1,
+            .init("covidshield_claims_last_hour", [("outcome", "throttled")]): 1,
+            .init("covidshield_uploads_last_hour", [("outcome", "none")]): 1,
+            .init("covidshield_uploads_last_hour", [("outcome", "invalidKeypair")]): 1,
+            .init("covidshield_keys_stored_last_hour"): 14,
+        ]])
+    }
+}

@@ -67,7 +67,8 @@ public enum SubmissionService {
         let covidShield: CovidShieldHandlers
         do {
             covidShield = try await makeCovidShieldHandlers(
-                configuration, database: database, store: store, http: http, verificationToken: verificationToken, environment: environment
+                configuration, database: database, store: store, http: http, verificationToken: verificationToken,
+                tally: tally, environment: environment
             )
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
             // The CovidShield family on the same listener: its app has one base URL for what it sends.
@@ -126,7 +127,7 @@ public enum SubmissionService {
     /// The CovidShield adapter's handlers, with the secrets it keeps in `service_secrets` when the operator set none.
     static func makeCovidShieldHandlers(
         _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, http: DownstreamHTTPClient,
-        verificationToken: String, environment: ServiceEnvironment
+        verificationToken: String, tally: HourlyTally, environment: ServiceEnvironment
     ) async throws -> CovidShieldHandlers {
         let settings = configuration.covidShield
         func generated(_ name: String) async throws -> [UInt8] {
@@ -157,6 +158,7 @@ public enum SubmissionService {
             ),
             sealer: CovidShieldSecretSealer(key: encryptionKey),
             retrieval: CovidShieldRetrievalRules(hmacKey: hmacKey),
+            metrics: CovidShieldMetrics(tally: tally),
             environment: environment
         )
     }

@@ -11,8 +11,10 @@ extension CovidShieldHandlers {
     func claimKey(_ input: CovidShieldAPI.Operations.claimKey.Input) async throws -> CovidShieldAPI.Operations.claimKey.Output {
         do {
             let serverPublicKey = try await claim(input.body)
+            metrics.claim(.none)
             return .ok(.init(body: .application_x_hyphen_protobuf(HTTPBody(CovidShieldClaimRequest.grantedBody(serverPublicKey: serverPublicKey)))))
         } catch {
+            metrics.claim(error.code, throttled: error == .throttled)
             let body = HTTPBody(error.body)
             switch error.status {
             case 400: return .badRequest(.init(body: .application_x_hyphen_protobuf(body)))

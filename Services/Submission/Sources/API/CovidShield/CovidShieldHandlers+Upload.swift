@@ -10,11 +10,12 @@ extension CovidShieldHandlers {
     func upload(_ input: CovidShieldAPI.Operations.upload.Input) async throws -> CovidShieldAPI.Operations.upload.Output {
         let rejection: CovidShieldUploadRejection
         do {
-            try await upload(input.body)
+            metrics.upload(.none, keysStored: try await upload(input.body))
             return .ok(.init(body: .application_x_hyphen_protobuf(HTTPBody(CovidShieldUploadRejection.body(.none)))))
         } catch {
             rejection = error
         }
+        metrics.upload(rejection.code, keysStored: 0)
         let body = HTTPBody(CovidShieldUploadRejection.body(rejection.code))
         switch rejection.status {
         case 400: return .badRequest(.init(body: .application_x_hyphen_protobuf(body)))
@@ -23,7 +24,8 @@ extension CovidShieldHandlers {
         }
     }
 
-    private func upload(_ body: CovidShieldAPI.Operations.upload.Input.Body) async throws(CovidShieldUploadRejection) {
+    /// Returns how many keys were new (stored and charged).
+    private func upload(_ body: CovidShieldAPI.Operations.upload.Input.Body) async throws(CovidShieldUploadRejection) -> Int {
         guard case .application_x_hyphen_protobuf(let stream) = body,
               let bytes = try? await [UInt8](collecting: stream, upTo: CovidShieldSealedUpload.maxBytes)
         else { throw .unreadable }
@@ -49,6 +51,9 @@ extension CovidShieldHandlers {
             logger.error("covidshield upload not stored", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             throw .serverError
         }
-        if outcome == .budgetUsedUp { throw .budgetUsedUp }
+        switch outcome {
+        case .stored(let inserted): return inserted
+        case .budgetUsedUp: throw .budgetUsedUp
+        }
     }
 }

@@ -18,6 +18,7 @@ struct CovidShieldHandlers: CovidShieldAPI.APIProtocol {
     let sealer: CovidShieldSecretSealer
     let retrieval: CovidShieldRetrievalRules
     let keyRules = CovidShieldKeyRules()
+    let metrics: CovidShieldMetrics
     let environment: ServiceEnvironment
 
     var logger: Logger { environment.logger }
