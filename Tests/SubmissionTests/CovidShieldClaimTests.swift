@@ -51,6 +51,11 @@ import Testing
                 let short = try await harness.claimKey(CovidShieldWire.claimRequest(code: "12345678", appKey: [UInt8](repeating: 7, count: length)))
                 #expect(short.status == 400 && short.body == [0x08, 0x04])
             }
+            // A code no code can be (empty, or longer than verification reads) is wrong without asking.
+            for code in ["", String(repeating: "1", count: 33)] {
+                let wrong = try await harness.claimKey(CovidShieldWire.claimRequest(code: code, appKey: CovidShieldWire.appPair.publicKey))
+                #expect(wrong.status == 401 && wrong.body == [0x08, 0x02])
+            }
             // None of these spent the code.
             #expect(harness.verification.callCount("redeem") == 0)
             let unknown = try await harness.claimKey(CovidShieldWire.claimRequest(code: "87654321", appKey: CovidShieldWire.appPair.publicKey))

@@ -6,6 +6,8 @@ public struct CovidShieldClaimRequest: Sendable, Equatable {
     /// KeyClaimRequest bodies larger than this are refused unread.
     public static let maxBytes = 256
     public static let appKeyBytes = 32
+    /// What verification takes as a code (`OneTimeCodeRedemption.code`); anything else cannot be one of its codes.
+    public static let codeLengths = 1...32
 
     public let oneTimeCode: String
     public let appPublicKey: [UInt8]
@@ -18,6 +20,10 @@ public struct CovidShieldClaimRequest: Sendable, Equatable {
         guard request.appPublicKey.count == appKeyBytes else { throw .malformedAppKey }
         return Self(oneTimeCode: request.oneTimeCode, appPublicKey: Array(request.appPublicKey))
     }
+
+    /// Whether the code could be one at all: a code verification would refuse to read is simply a wrong code, answered
+    /// without asking.
+    public var codeIsPlausible: Bool { Self.codeLengths.contains(oneTimeCode.count) }
 
     /// The answer to a granted claim: the server's public key, the error left absent (NONE).
     public static func grantedBody(serverPublicKey: [UInt8]) -> [UInt8] {

@@ -33,6 +33,7 @@ extension CovidShieldHandlers {
         do {
             // Before the code: a bound app key must not cost the patient their code.
             if try await keyPairs.isBound(appPublicKey: request.appPublicKey) { throw CovidShieldClaimRejection.appKeyBound }
+            guard request.codeIsPlausible else { throw CovidShieldClaimRejection.invalidCode }
             let region: String, issuedAt: Int64
             switch try await codes.redeemCovidShield(request.oneTimeCode) {
             case .redeemed(let answeredRegion, let answeredIssuedAt): (region, issuedAt) = (answeredRegion, answeredIssuedAt)
