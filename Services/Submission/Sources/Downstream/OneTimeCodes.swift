@@ -20,10 +20,14 @@ struct OneTimeCodes: Sendable {
     private let call: DownstreamCall
 
     init(baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger) {
+        // One attempt: a redemption is not safe to repeat. A retry after an answer lost on the way would find the code
+        // spent and tell the patient it is wrong; a 500 tells the app to try again, and the officer can issue another.
+        var once = policy
+        once.attempts = 1
         client = Client.verification(
             baseURL: baseURL,
             transport: http.transport(timeout: policy.timeout),
-            middlewares: ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
+            middlewares: ServiceClients.middlewares(policy: once, serviceToken: serviceToken, logger: logger)
         )
         call = DownstreamCall(service: "verification service", logger: logger)
     }
