@@ -35,7 +35,7 @@ struct RealVerificationStack {
         try await TestStack.withRunning(members, on: kind, clock: clock, seed: 42, proxies: proxy.map { [.verification: $0] } ?? [:]) { plan in
             plan.trustedOfficerKeys = ["\(keyFile.path)|test-officers|verification"]
             plan.set(.verification, ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys])
-            plan.set(.submission, ["DISTRIBUTION_INTERVAL": "0"])
+            plan.set(.submission, ["DISTRIBUTION_INTERVAL": "0"].merging(CovidShieldWire.settings) { $1 })
         } _: { stack in
             let labKey = try await stack.addLab("lab-1", clock: clock)
             let database = try await stack.connect(.submission, poolSize: 1)

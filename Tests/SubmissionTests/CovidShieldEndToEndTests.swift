@@ -1,0 +1,58 @@
+import ExposureCore
+import ExposureNaCl
+import ExposureProtocol
+import ExposureTestSupport
+import Foundation
+import JWTKit
+import Testing
+
+@testable import Submission
+@testable import Verification
+@testable import VerificationDomain
+
+/// The CovidShield story against the real verification service over HTTP, on both databases: an officer issues a
+/// code, the app claims a key pair with it, uploads sealed keys, and finds them in the hour's stream.
+@Suite struct CovidShieldEndToEndTests {
+    static func issueCode(_ stack: RealVerificationStack) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: stack.officerKey)
+        let token = try await keys.sign(OfficerClaims(
+            exp: .init(value: stack.clock.now().addingTimeInterval(300)), iss: "test-officers", aud: "verification", sub: "officer-1",
+            realm_access: .init(roles: ["c19hotline"])))
+        let issued = try await stack.verificationInternal.postJSON("/version/v1/codes", ["kind": "COVIDSHIELD"], headers: [("Authorization", "Bearer \(token)")])
+        #expect(issued.status == 201)
+        return try #require(issued.json["code"] as? String)
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aCodeFromVerificationClaimsAPairWhoseUploadIsRetrieved(kind: TestDatabase) async throws {
+        try await RealVerificationStack.run(kind) { stack in
+            let code = try await Self.issueCode(stack)
+            let app = try CryptoBox.keyPair(using: SystemRandomSource())
+            let claim = try await stack.submission.postRaw("/claim-key", CovidShieldWire.claimRequest(code: code, appKey: app.publicKey), contentType: "application/x-protobuf")
+            #expect(claim.status == 200)
+            let server = Array(try Covidshield_KeyClaimResponse(serializedBytes: claim.body).serverPublicKey)
+            #expect(server.count == 32)
+            // Spent: the same code again is a wrong code.
+            let other = try CryptoBox.keyPair(using: SystemRandomSource())
+            let again = try await stack.submission.postRaw("/claim-key", CovidShieldWire.claimRequest(code: code, appKey: other.publicKey), contentType: "application/x-protobuf")
+            #expect(again.status == 401 && again.body == [0x08, 0x02])
+
+            let now = stack.clock.now().epochSeconds
+            let key = CovidShieldWire.key(0x5A, rollingStart: UInt32(now / 86_400 * 144 - 144))
+            let payload = CovidShieldWire.upload([key], timestamp: now)
+            let upload = try await stack.submission.postRaw("/upload", CovidShieldWire.sealed(payload, serverKey: server, app: app), contentType: "application/x-protobuf")
+            #expect(upload.status == 200 && upload.body == [0x08, 0x00])
+            #expect(try await stack.store.all().map(\.key.originCountry) == ["ON"])
+
+            stack.clock.advance(by: 3600)
+            let hour = now / 3600, current = hour + 1
+            let date = CovidShieldWire.day(hour * 3600), hh = String(format: "%02d", hour % 24)
+            let stream = try await stack.submission.get("/retrieve-hour/\(date)/\(hh)/\(CovidShieldWire.hmac("\(date):\(hh)", hour: current))")
+            #expect(stream.status == 200)
+            let files = try CovidShieldWire.files(stream.body)
+            #expect(files.map(\.file.header.region) == ["ON"])
+            #expect(files.flatMap(\.file.key).map(\.keyData) == [key.keyData])
+        }
+    }
+}
