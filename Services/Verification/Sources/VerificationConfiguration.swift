@@ -46,7 +46,7 @@ public struct VerificationConfiguration: Sendable {
     public var retentionInterval: Duration
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: Self.defaultManagementPort)
+        common = try Self.commonSettings(settings)
         appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
         internalCallers = try ServiceTokens.optional(settings)
@@ -117,5 +117,13 @@ public struct VerificationConfiguration: Sendable {
         signingKeys = SigningKeySource(jwksURL: jwksURL, jwksBinding: jwksBinding, publicKeyFiles: keyFiles)
         jwksRefreshInterval = try settings.duration("JWKS_REFRESH_INTERVAL", default: .seconds(300), minimum: .seconds(10))
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+    }
+}
+
+extension VerificationConfiguration {
+    /// The settings every service reads the same way, with this service's defaults: all that `migrate` needs, so
+    /// that a migration job is given the database and none of the service's secrets.
+    public static func commonSettings(_ settings: Settings) throws(ConfigurationError) -> CommonSettings {
+        try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: defaultManagementPort)
     }
 }

@@ -118,8 +118,12 @@ public enum VerificationService {
     }
 
     /// Applies migrations and closes the database.
-    public static func migrate(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws {
-        let database = try await Database.open(configuration.common, migrator: VerificationMigrations.migrator, environment: environment.named(name))
+    public static func commonSettings(_ settings: Settings) throws -> CommonSettings {
+        return try VerificationConfiguration.commonSettings(settings)
+    }
+
+    public static func migrate(_ common: CommonSettings, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(common, migrator: VerificationMigrations.migrator, environment: environment.named(name))
         await database.shutdown()
     }
 }
