@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import JWTKit
 import Logging
+import Metrics
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
@@ -32,6 +33,9 @@ public enum VerificationService {
         let http = DownstreamHTTPClient(connectTimeout: configuration.testResultPolicy.timeout)
         let lifetimes = configuration.lifetimes
         let tally = HourlyTally(clock: environment.clock)
+        // The configured limit beside the issuance counter, so that an alert can compare the two (deploy/monitoring).
+        Gauge(label: "verification_teletan_issuance_limit").record(configuration.teleTANRateLimit.limit)
+        Gauge(label: "verification_teletan_issuance_window_seconds").record(Int(configuration.teleTANRateLimit.window.seconds))
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat, lease: lifetimes.tanReservation),
