@@ -75,13 +75,7 @@ public final class Database: Sendable {
         let gauges = self.gauges
         gauges.asked()
         defer { gauges.ended() }
-        return try await bounded {
-            try await self.backend.withConnection { connection in
-                gauges.acquired()
-                defer { gauges.released() }
-                return try await body(connection)
-            }
-        }
+        return try await bounded { try await self.backend.withConnection { try await gauges.holding($0, body) } }
     }
 
     /// Runs `body` on a connection held for as long as it takes, without a deadline: for a lock held while a long
@@ -90,11 +84,7 @@ public final class Database: Sendable {
         let gauges = self.gauges
         gauges.asked()
         defer { gauges.ended() }
-        return try await backend.withConnection { connection in
-            gauges.acquired()
-            defer { gauges.released() }
-            return try await body(connection)
-        }
+        return try await backend.withConnection { try await gauges.holding($0, body) }
     }
 
     /// SQLite has no network to lose and its own busy timeout; PostgreSQL operations get the deadline.
@@ -117,16 +107,16 @@ public final class Database: Sendable {
         defer { gauges.ended() }
         return try await bounded {
             try await self.backend.withTransactionConnection { connection in
-                gauges.acquired()
-                defer { gauges.released() }
-                try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
-                do {
-                    let result = try await body(connection)
-                    try await connection.raw("COMMIT").run()
-                    return result
-                } catch {
-                    try? await connection.raw("ROLLBACK").run()
-                    throw error
+                try await gauges.holding(connection) { connection in
+                    try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+                    do {
+                        let result = try await body(connection)
+                        try await connection.raw("COMMIT").run()
+                        return result
+                    } catch {
+                        try? await connection.raw("ROLLBACK").run()
+                        throw error
+                    }
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Metrics
+import SQLKit
 import Synchronization
 
 /// How busy one database pool is, as gauges an operator alerts on: `database_connections_in_use{pool}` (operations
@@ -26,11 +27,12 @@ final class PoolGauges: Sendable {
     /// An operation ended, with or without having had a connection.
     func ended() { publish(inFlight: inFlight.subtract(1, ordering: .relaxed).newValue, inUse: inUse.load(ordering: .relaxed)) }
 
-    /// An operation got its connection.
-    func acquired() { publish(inFlight: inFlight.load(ordering: .relaxed), inUse: inUse.add(1, ordering: .relaxed).newValue) }
-
-    /// An operation gave its connection back.
-    func released() { publish(inFlight: inFlight.load(ordering: .relaxed), inUse: inUse.subtract(1, ordering: .relaxed).newValue) }
+    /// Runs `body` with the connection an operation got, counted as in use meanwhile.
+    func holding<T>(_ connection: any SQLDatabase, _ body: (any SQLDatabase) async throws -> T) async rethrows -> T {
+        publish(inFlight: inFlight.load(ordering: .relaxed), inUse: inUse.add(1, ordering: .relaxed).newValue)
+        defer { publish(inFlight: inFlight.load(ordering: .relaxed), inUse: inUse.subtract(1, ordering: .relaxed).newValue) }
+        return try await body(connection)
+    }
 
     /// The two counts are read one after the other, not together: a gauge may be off by one for an instant.
     private func publish(inFlight: Int, inUse: Int) {
