@@ -165,6 +165,25 @@ struct VerificationHarness {
         return try await self.internal.request(.POST, "/version/v1/tan/teletan", headers: headers)
     }
 
+    /// Asks for a one-time code of `kind` (`COVIDSHIELD`, `PROTEGO`) as the portal does, with an officer's token.
+    func issueCode(_ kind: String, token: String?, region: String? = nil) async throws -> TestResponse {
+        var body: [String: Any] = ["kind": kind]
+        if let region { body["region"] = region }
+        return try await self.internal.postJSON("/version/v1/codes", body, headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+    }
+
+    /// A new code of `kind` from an officer with the hotline role.
+    func newCode(_ kind: String) async throws -> String {
+        let response = try await issueCode(kind, token: try await officerToken(roles: ["c19hotline"]))
+        precondition(response.status == 201, "code issuance failed: \(response.status) \(response.text)")
+        return response.json["code"] as! String
+    }
+
+    /// Redeems a code as the submission service's adapters do.
+    func redeemCode(_ kind: String, _ code: String) async throws -> TestResponse {
+        try await self.internal.postJSON("/version/v1/codes/redeem", ["kind": kind, "code": code])
+    }
+
     /// The `teletans` rows: hash, sealed teleTAN and request key hash of each.
     func teleTANRows() async throws -> [(hash: String, sealed: String?, requestKeyHash: String?)] {
         try await database.withConnection { connection in

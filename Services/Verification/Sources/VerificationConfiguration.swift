@@ -32,6 +32,13 @@ public struct VerificationConfiguration: Sendable {
     /// global allowance in burst and rate, so that one source alone never empties the global bucket.
     public var teleTANSourceFailureBurst: Int
     public var teleTANSourceFailuresPerHour: Int
+    /// The region each kind of one-time code is issued for (`COVIDSHIELD_REGION`, default `ON`; `PROTEGO_REGION`,
+    /// default `PL`): the portal's codes get it, and an issuer is bound to it unless added with another.
+    public var codeRegions: OneTimeCodeRegions
+    /// Failed redemptions of one-time codes allowed in a burst (`ONE_TIME_CODE_FAILURE_BURST`) and refilled per hour
+    /// (`ONE_TIME_CODE_FAILURES_PER_HOUR`), for all callers together, per code kind, in each replica.
+    public var codeFailureBurst: Int
+    public var codeFailuresPerHour: Int
     /// Proxies whose `X-Forwarded-For` is believed on the app listener (`TRUSTED_PROXIES`, addresses or CIDR ranges;
     /// default none: the connection's peer is the client).
     public var trustedProxies: [IPNetwork]
@@ -92,6 +99,12 @@ public struct VerificationConfiguration: Sendable {
                 reason: "must be at most TELETAN_FAILURES_PER_HOUR (\(teleTANFailuresPerHour)), got \(teleTANSourceFailuresPerHour)"
             )
         }
+        codeRegions = OneTimeCodeRegions(
+            covidShield: try Self.region(settings, "COVIDSHIELD_REGION", default: "ON"),
+            proteGO: try Self.region(settings, "PROTEGO_REGION", default: "PL")
+        )
+        codeFailureBurst = try settings.int("ONE_TIME_CODE_FAILURE_BURST", default: 30, in: 1...1_000_000)
+        codeFailuresPerHour = try settings.int("ONE_TIME_CODE_FAILURES_PER_HOUR", default: 120, in: 1...100_000_000)
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
         for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where settings.raw(retired) != nil {
@@ -117,6 +130,14 @@ public struct VerificationConfiguration: Sendable {
         signingKeys = SigningKeySource(jwksURL: jwksURL, jwksBinding: jwksBinding, publicKeyFiles: keyFiles)
         jwksRefreshInterval = try settings.duration("JWKS_REFRESH_INTERVAL", default: .seconds(300), minimum: .seconds(10))
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+    }
+
+    private static func region(_ settings: Settings, _ variable: String, default defaultValue: String) throws(ConfigurationError) -> String {
+        let region = settings.string(variable, default: defaultValue)
+        guard OneTimeCodeRegions.isValid(region) else {
+            throw ConfigurationError(variable: variable, reason: "must be 1 to 16 letters, digits, '_' or '-', got '\(region)'")
+        }
+        return region
     }
 }
 

@@ -10,14 +10,15 @@ import ServiceLifecycle
 import VerificationDomain
 
 /// The verification service: registration tokens, test results and TANs for the apps (app listener); TAN
-/// verification and teleTAN issuance for the submission service and the portal (internal listener).
+/// verification, teleTAN issuance and the one-time codes of the other app families for the submission service and the
+/// portal (internal listener).
 public enum VerificationService {
     public static let name = "verification"
     public static let appListener = "app"
     public static let internalListener = "internal"
     static let internalPaths: Set<String> = [
         "/version/v1/tan/verify", "/version/v1/tans/verify", "/version/v1/tans/reserve", "/version/v1/tans/confirm",
-        "/version/v1/tans/release", "/version/v1/tan/teletan",
+        "/version/v1/tans/release", "/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/codes/redeem",
     ]
 
     public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
@@ -36,6 +37,8 @@ public enum VerificationService {
         // The configured limit beside the issuance counter, so that an alert can compare the two (deploy/monitoring).
         Gauge(label: "verification_teletan_issuance_limit").record(configuration.teleTANRateLimit.limit)
         Gauge(label: "verification_teletan_issuance_window_seconds").record(Int(configuration.teleTANRateLimit.window.seconds))
+        // Codes people type are stored under the teleTAN keys; nothing of before keyed hashes needs the legacy form.
+        let codeHashes = TypedSecretHasher(keys: configuration.teleTANHashKeys, acceptsLegacy: false)
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat, lease: lifetimes.tanReservation),
@@ -59,6 +62,11 @@ public enum VerificationService {
                     refillPerSecond: Double(configuration.teleTANFailuresPerHour) / 3600,
                     clock: environment.clock
                 )
+            ),
+            codes: OneTimeCodeStore(database: database, hasher: codeHashes),
+            codeRegions: configuration.codeRegions,
+            codeGuesses: OneTimeCodeGuesses(
+                capacity: configuration.codeFailureBurst, refillPerHour: configuration.codeFailuresPerHour, clock: environment.clock
             ),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
