@@ -5,6 +5,10 @@
 ARG SWIFT_VERSION=6.3
 
 FROM swift:${SWIFT_VERSION}-bookworm AS build
+# libsodium for NaCl boxes (the CovidShield uploads), found through pkg-config by the CSodium system library.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libsodium-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies first so that source changes do not refetch them.
 COPY Package.swift ./
@@ -21,7 +25,7 @@ RUN scripts/release-build \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates tzdata libsqlite3-0 \
+ && apt-get install -y --no-install-recommends ca-certificates tzdata libsqlite3-0 libsodium23 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 exposure \
  && useradd --system --uid 10001 --gid exposure --create-home --home-dir /var/lib/exposure exposure

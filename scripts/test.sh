@@ -71,6 +71,16 @@ scripts/check-layers.py
 log "checking that every documented status of every operation has a test (scripts/check-status-coverage.py)"
 scripts/check-status-coverage.py --gaps
 
+# The dashboard and the alert rules read only metrics the services publish, and each alert fires on its own unit test
+# (promtool, from Debian's prometheus package; installed here when missing and we run as root).
+if ! command -v promtool >/dev/null && [[ $(id -u) -eq 0 ]]; then
+    log "installing promtool (Debian package prometheus)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
+fi
+log "checking the dashboard and the alert rules (scripts/check-monitoring.py)"
+REQUIRE_PROMTOOL=${REQUIRE_PROMTOOL:-1} scripts/check-monitoring.py
+
 if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then
     start_throwaway_postgres
 else

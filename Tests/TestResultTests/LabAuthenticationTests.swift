@@ -119,6 +119,48 @@ import Testing
         }
     }
 
+    /// Rotation without an outage: a second key works beside the first, then the first alone is revoked by the
+    /// fingerprint `labs list` shows.
+    @Test(arguments: TestDatabase.all)
+    func aLabKeyRotatesWithoutAnOutage(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let store = LabCredentialStore(database: h.database)
+            let environment = TestServices.environment(clock: h.clock)
+            let next = try await TestResultAdmin.addLab(TestResultHarness.labID, store: store, random: SystemRandomSource(), now: h.clock.now())
+            #expect(try await h.post(results: [["id": TestResultHarness.guid(1), "result": 2]]).status == 204)
+            #expect(try await h.post(results: [["id": TestResultHarness.guid(2), "result": 2]], key: next).status == 204)
+
+            let old = try #require(try await store.list().first { LabAPIKey.hash(h.labKey).hasPrefix($0.fingerprint) })
+            await #expect(throws: UsageError.self) {
+                try await TestResultAdmin.revoke(TestResultHarness.labID, credential: "0000", store: store, environment: environment)
+            }
+            await #expect(throws: UsageError.self) {
+                try await TestResultAdmin.revoke("another-lab", credential: old.fingerprint, store: store, environment: environment)
+            }
+            let output = try await TestResultAdmin.revoke(TestResultHarness.labID, credential: old.fingerprint + "…", store: store, environment: environment)
+            #expect(output.contains("Revoked credential \(old.fingerprint) of lab \(TestResultHarness.labID)"))
+
+            #expect(try await h.post(results: [["id": TestResultHarness.guid(3), "result": 2]]).status == 401)
+            #expect(try await h.post(results: [["id": TestResultHarness.guid(4), "result": 2]], key: next).status == 204)
+            let states = try await store.list().map { $0.revokedAt == nil }
+            #expect(states.sorted { !$0 && $1 } == [false, true])
+            // Revoked already: nothing active matches any more.
+            await #expect(throws: UsageError.self) {
+                try await TestResultAdmin.revoke(TestResultHarness.labID, credential: old.fingerprint, store: store, environment: environment)
+            }
+
+            // A prefix shared by two credentials revokes neither; a longer one revokes the one it names.
+            let twins = ["abcdef12" + String(repeating: "0", count: 56), "abcdef12" + String(repeating: "1", count: 56)]
+            for twin in twins { try await store.add(labID: "lab-munich", keyHash: twin, kind: .certificate, now: h.clock.now()) }
+            await #expect(throws: UsageError.self) {
+                try await TestResultAdmin.revoke("lab-munich", credential: "abcdef12", store: store, environment: environment)
+            }
+            _ = try await TestResultAdmin.revoke("lab-munich", credential: "abcdef121", store: store, environment: environment)
+            #expect(try await store.labID(forKeyHash: twins[0], kind: .certificate) == "lab-munich")
+            #expect(try await store.labID(forKeyHash: twins[1], kind: .certificate) == nil)
+        }
+    }
+
     @Test func apiKeysAreWellFormedAndStoredHashed() {
         let key = LabAPIKey.generate(using: SeededRandomSource(seed: 1))
         #expect(LabAPIKey.isWellFormed(key))

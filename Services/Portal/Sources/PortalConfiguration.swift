@@ -59,7 +59,7 @@ public struct PortalConfiguration: Sendable {
     public var cleanupInterval: Duration
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/portal.db", managementPort: Self.defaultManagementPort)
+        common = try Self.commonSettings(settings)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8040))
         publicURL = try settings.url("PUBLIC_URL", default: "http://localhost:8040")
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
@@ -126,5 +126,13 @@ public struct OIDCSettings: Sendable {
         providerName = settings.string("OIDC_PROVIDER_NAME", default: "single sign-on")
         redirectURL = publicURL.appendingPathComponent("login/oidc/callback")
         timeout = try settings.duration("OIDC_TIMEOUT", default: .seconds(10), minimum: .milliseconds(100))
+    }
+}
+
+extension PortalConfiguration {
+    /// The settings every service reads the same way, with this service's defaults: all that `migrate` needs, so
+    /// that a migration job is given the database and none of the service's secrets.
+    public static func commonSettings(_ settings: Settings) throws(ConfigurationError) -> CommonSettings {
+        try CommonSettings(settings, defaultDatabase: "sqlite://data/portal.db", managementPort: defaultManagementPort)
     }
 }

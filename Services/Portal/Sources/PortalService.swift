@@ -108,8 +108,12 @@ public enum PortalService {
     }
 
     /// Applies migrations and closes the database.
-    public static func migrate(_ configuration: PortalConfiguration, environment: ServiceEnvironment) async throws {
-        let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment.named(name))
+    public static func commonSettings(_ settings: Settings) throws -> CommonSettings {
+        return try PortalConfiguration.commonSettings(settings)
+    }
+
+    public static func migrate(_ common: CommonSettings, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(common, migrator: PortalMigrations.migrator, environment: environment.named(name))
         await database.shutdown()
     }
 }

@@ -38,7 +38,7 @@ public struct SubmissionConfiguration: Sendable {
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
         // A real submission holds a connection only for its own statements (no transaction waits on verification).
         // PostgreSQL opens them on demand; SQLite uses at most 4.
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: Self.defaultManagementPort)
+        common = try Self.commonSettings(settings)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8030))
 
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
@@ -84,5 +84,13 @@ public struct SubmissionConfiguration: Sendable {
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
         covidShield = try CovidShieldConfiguration(settings)
+    }
+}
+
+extension SubmissionConfiguration {
+    /// The settings every service reads the same way, with this service's defaults: all that `migrate` needs, so
+    /// that a migration job is given the database and none of the service's secrets.
+    public static func commonSettings(_ settings: Settings) throws(ConfigurationError) -> CommonSettings {
+        try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: defaultManagementPort)
     }
 }

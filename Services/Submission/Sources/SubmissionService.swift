@@ -195,8 +195,12 @@ public enum SubmissionService {
     }
 
     /// Applies migrations and closes the database.
-    public static func migrate(_ configuration: SubmissionConfiguration, environment: ServiceEnvironment) async throws {
-        let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+    public static func commonSettings(_ settings: Settings) throws -> CommonSettings {
+        return try SubmissionConfiguration.commonSettings(settings)
+    }
+
+    public static func migrate(_ common: CommonSettings, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(common, migrator: SubmissionMigrations.migrator, environment: environment)
         await database.shutdown()
     }
 }

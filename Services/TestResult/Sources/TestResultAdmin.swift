@@ -64,6 +64,20 @@ public enum TestResultAdmin {
         }
     }
 
+    /// Revokes one credential, named by the fingerprint `labs list` shows: the second step of a rotation, once the
+    /// lab uses its new key (docs/operations.md, "Rotating a lab's credential").
+    static func revoke(_ labID: String, credential: String, store: LabCredentialStore, environment: ServiceEnvironment) async throws -> String {
+        let fingerprint = credential.replacingOccurrences(of: "…", with: "").lowercased()
+        guard fingerprint.count >= 8, fingerprint.count <= 64, fingerprint.allSatisfy(\.isHexDigit) else {
+            throw UsageError("--credential takes the fingerprint `labs list` shows: 8 to 64 hex characters")
+        }
+        switch try await store.revoke(labID: labID, fingerprint: fingerprint, now: environment.clock.now()) {
+        case 0: throw UsageError("Lab \(labID) has no active credential \(fingerprint)")
+        case 1: return "Revoked credential \(fingerprint) of lab \(labID); its other credentials stay active."
+        default: throw UsageError("\(fingerprint) names several credentials of lab \(labID): give more of the fingerprint")
+        }
+    }
+
     static func revoke(_ labID: String, store: LabCredentialStore, environment: ServiceEnvironment) async throws -> String {
         let count = try await store.revoke(labID: labID, now: environment.clock.now())
         return count == 0 ? "No active key for lab \(labID)." : "Revoked \(count) key(s) of lab \(labID)."

@@ -26,7 +26,7 @@ public struct TestResultConfiguration: Sendable {
     public var labTLS: ListenerTLS?
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/testresult.db", managementPort: Self.defaultManagementPort)
+        common = try Self.commonSettings(settings)
         labListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8020))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8021))
         internalCallers = try ServiceTokens.optional(settings)
@@ -50,5 +50,13 @@ public struct TestResultConfiguration: Sendable {
         }
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         labTLS = try ListenerTLS(settings, requestClientCertificate: true)
+    }
+}
+
+extension TestResultConfiguration {
+    /// The settings every service reads the same way, with this service's defaults: all that `migrate` needs, so
+    /// that a migration job is given the database and none of the service's secrets.
+    public static func commonSettings(_ settings: Settings) throws(ConfigurationError) -> CommonSettings {
+        try CommonSettings(settings, defaultDatabase: "sqlite://data/testresult.db", managementPort: defaultManagementPort)
     }
 }

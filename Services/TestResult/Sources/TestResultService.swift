@@ -85,8 +85,12 @@ public enum TestResultService {
 
 extension TestResultService {
     /// Applies migrations and closes the database.
-    public static func migrate(_ configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws {
-        let database = try await Database.open(configuration.common, migrator: TestResultMigrations.migrator, environment: environment)
+    public static func commonSettings(_ settings: Settings) throws -> CommonSettings {
+        return try TestResultConfiguration.commonSettings(settings)
+    }
+
+    public static func migrate(_ common: CommonSettings, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(common, migrator: TestResultMigrations.migrator, environment: environment)
         await database.shutdown()
     }
 }

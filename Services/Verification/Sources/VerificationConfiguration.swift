@@ -53,7 +53,7 @@ public struct VerificationConfiguration: Sendable {
     public var retentionInterval: Duration
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: Self.defaultManagementPort)
+        common = try Self.commonSettings(settings)
         appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
         internalCallers = try ServiceTokens.optional(settings)
@@ -138,5 +138,13 @@ public struct VerificationConfiguration: Sendable {
             throw ConfigurationError(variable: variable, reason: "must be 1 to 16 letters, digits, '_' or '-', got '\(region)'")
         }
         return region
+    }
+}
+
+extension VerificationConfiguration {
+    /// The settings every service reads the same way, with this service's defaults: all that `migrate` needs, so
+    /// that a migration job is given the database and none of the service's secrets.
+    public static func commonSettings(_ settings: Settings) throws(ConfigurationError) -> CommonSettings {
+        try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: defaultManagementPort)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import JWTKit
 import Logging
+import Metrics
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
@@ -33,6 +34,9 @@ public enum VerificationService {
         let http = DownstreamHTTPClient(connectTimeout: configuration.testResultPolicy.timeout)
         let lifetimes = configuration.lifetimes
         let tally = HourlyTally(clock: environment.clock)
+        // The configured limit beside the issuance counter, so that an alert can compare the two (deploy/monitoring).
+        Gauge(label: "verification_teletan_issuance_limit").record(configuration.teleTANRateLimit.limit)
+        Gauge(label: "verification_teletan_issuance_window_seconds").record(Int(configuration.teleTANRateLimit.window.seconds))
         // Codes people type are stored under the teleTAN keys; nothing of before keyed hashes needs the legacy form.
         let codeHashes = TypedSecretHasher(keys: configuration.teleTANHashKeys, acceptsLegacy: false)
         let api = VerificationAPI(
@@ -126,8 +130,12 @@ public enum VerificationService {
     }
 
     /// Applies migrations and closes the database.
-    public static func migrate(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws {
-        let database = try await Database.open(configuration.common, migrator: VerificationMigrations.migrator, environment: environment.named(name))
+    public static func commonSettings(_ settings: Settings) throws -> CommonSettings {
+        return try VerificationConfiguration.commonSettings(settings)
+    }
+
+    public static func migrate(_ common: CommonSettings, environment: ServiceEnvironment) async throws {
+        let database = try await Database.open(common, migrator: VerificationMigrations.migrator, environment: environment.named(name))
         await database.shutdown()
     }
 }

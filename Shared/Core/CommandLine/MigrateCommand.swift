@@ -12,6 +12,6 @@ public struct MigrateCommand<Service: ServiceDefinition>: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        try await Service.migrate(try settings.read(Service.configuration), environment: ServiceEnvironment(logger: Logger(label: "exposure.\(Service.name)")))
+        try await Service.migrate(try settings.read(Service.commonSettings), environment: ServiceEnvironment(logger: Logger(label: "exposure.\(Service.name)")))
     }
 }

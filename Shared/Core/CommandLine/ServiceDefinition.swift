@@ -7,5 +7,7 @@ public protocol ServiceDefinition {
     static var serveAbstract: String { get }
     static func configuration(_ settings: Settings) throws -> Configuration
     static func makeBundle(_ configuration: Configuration, environment: ServiceEnvironment) async throws -> ServiceBundle
-    static func migrate(_ configuration: Configuration, environment: ServiceEnvironment) async throws
+    /// The settings `migrate` reads: the database and logging, none of the service's secrets.
+    static func commonSettings(_ settings: Settings) throws -> CommonSettings
+    static func migrate(_ common: CommonSettings, environment: ServiceEnvironment) async throws
 }

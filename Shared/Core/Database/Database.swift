@@ -23,14 +23,16 @@ public final class Database: Sendable {
     /// How long one `withConnection` or `transaction` may take on PostgreSQL, waiting for a connection included.
     public let operationTimeout: Duration
     private let backend: any DatabaseBackend
+    private let gauges: PoolGauges
     /// How long a PostgreSQL connection may stay unused in the pool before it is closed.
     public static let defaultIdleTimeout: Duration = .seconds(10)
 
-    private init(dialect: Dialect, url: DatabaseURL, operationTimeout: Duration, backend: any DatabaseBackend) {
+    private init(dialect: Dialect, url: DatabaseURL, operationTimeout: Duration, backend: any DatabaseBackend, gauges: PoolGauges) {
         self.dialect = dialect
         self.url = url
         self.operationTimeout = operationTimeout
         self.backend = backend
+        self.gauges = gauges
     }
 
     /// Opens a pool for `url`. For PostgreSQL the first connection is made lazily; `ping()` checks it.
@@ -40,9 +42,9 @@ public final class Database: Sendable {
     /// unused for `idleTimeout` is closed (see `PostgresBackend`); SQLite keeps its few connections open.
     /// `preparesStatements` false sends a `PreparedStatement` unnamed, for a connection pooler that does not keep
     /// prepared statements. `busyTimeout` is how long an SQLite statement waits for the file's write lock, held by
-    /// another connection, before it fails.
+    /// another connection, before it fails. `pool` names the pool in the `database_*` gauges (`PoolGauges`).
     public static func connect(
-        _ url: DatabaseURL, poolSize: Int = 8, operationTimeout: Duration = .seconds(30),
+        _ url: DatabaseURL, pool: String = "default", poolSize: Int = 8, operationTimeout: Duration = .seconds(30),
         idleTimeout: Duration = Database.defaultIdleTimeout, preparesStatements: Bool = true,
         busyTimeout: Duration = .seconds(10), logger: Logger
     ) async throws -> Database {
@@ -51,31 +53,38 @@ public final class Database: Sendable {
             let backend = try PostgresBackend(
                 url: text, poolSize: poolSize, idleTimeout: idleTimeout, preparesStatements: preparesStatements, logger: logger
             )
-            return Database(dialect: .postgres, url: url, operationTimeout: operationTimeout, backend: backend)
+            return Database(
+                dialect: .postgres, url: url, operationTimeout: operationTimeout, backend: backend, gauges: PoolGauges(pool: pool, size: poolSize)
+            )
         case .sqliteFile(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let backend = try await SQLiteBackend(
-                storage: .file(path: path), poolSize: max(1, min(poolSize, 4)), busyTimeout: busyTimeout, logger: logger
-            )
-            return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend)
+            let size = max(1, min(poolSize, 4))
+            let backend = try await SQLiteBackend(storage: .file(path: path), poolSize: size, busyTimeout: busyTimeout, logger: logger)
+            return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend, gauges: PoolGauges(pool: pool, size: size))
         case .sqliteMemory:
             // An in-memory database lives in its one connection: a pool of one.
             let backend = try await SQLiteBackend(storage: .memory, poolSize: 1, busyTimeout: busyTimeout, logger: logger)
-            return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend)
+            return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend, gauges: PoolGauges(pool: pool, size: 1))
         }
     }
 
     /// Runs `body` on a connection from the pool (auto-commit: each statement stands alone); on PostgreSQL it
     /// fails with `DatabaseTimeoutError` after `operationTimeout`.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await bounded { try await self.backend.withConnection(body) }
+        let gauges = self.gauges
+        gauges.asked()
+        defer { gauges.ended() }
+        return try await bounded { try await self.backend.withConnection { try await gauges.holding($0, body) } }
     }
 
     /// Runs `body` on a connection held for as long as it takes, without a deadline: for a lock held while a long
     /// job runs (its own queries are bounded as usual).
     public func withHeldConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await backend.withConnection(body)
+        let gauges = self.gauges
+        gauges.asked()
+        defer { gauges.ended() }
+        return try await backend.withConnection { try await gauges.holding($0, body) }
     }
 
     /// SQLite has no network to lose and its own busy timeout; PostgreSQL operations get the deadline.
@@ -93,17 +102,21 @@ public final class Database: Sendable {
     /// file's write lock (see `SQLiteBackend`). The transaction takes that lock at once (`BEGIN IMMEDIATE`), so a
     /// writer of another process (an operator's command) waits for it instead of failing with a lock upgrade error.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let dialect = self.dialect
+        let (dialect, gauges) = (self.dialect, self.gauges)
+        gauges.asked()
+        defer { gauges.ended() }
         return try await bounded {
             try await self.backend.withTransactionConnection { connection in
-                try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
-                do {
-                    let result = try await body(connection)
-                    try await connection.raw("COMMIT").run()
-                    return result
-                } catch {
-                    try? await connection.raw("ROLLBACK").run()
-                    throw error
+                try await gauges.holding(connection) { connection in
+                    try await connection.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+                    do {
+                        let result = try await body(connection)
+                        try await connection.raw("COMMIT").run()
+                        return result
+                    } catch {
+                        try? await connection.raw("ROLLBACK").run()
+                        throw error
+                    }
                 }
             }
         }

@@ -11,7 +11,7 @@ extension Database {
         connectAttempts: Int = 30
     ) async throws -> Database {
         let database = try await Database.connect(
-            settings.databaseURL, poolSize: settings.databasePoolSize, operationTimeout: settings.databaseTimeout,
+            settings.databaseURL, pool: migrator.service, poolSize: settings.databasePoolSize, operationTimeout: settings.databaseTimeout,
             preparesStatements: settings.databasePreparedStatements, logger: environment.logger
         )
         var attempt = 1

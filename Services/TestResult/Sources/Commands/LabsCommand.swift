@@ -60,12 +60,20 @@ struct LabsCommand: SubcommandGroup {
     }
 
     struct Revoke: LabsAction {
-        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke every key and certificate of a lab.")
+        static let configuration = CommandConfiguration(
+            commandName: "revoke",
+            abstract: "Revoke one credential of a lab (--credential), or every key and certificate of it."
+        )
         @Argument var labId: String
+        @Option(help: "The fingerprint `labs list` shows (at least 8 of its characters): only that credential is revoked.")
+        var credential: String?
         @OptionGroup var settings: SettingsOptions
 
         func output(store: LabCredentialStore, configuration: TestResultConfiguration, environment: ServiceEnvironment) async throws -> String {
-            try await TestResultAdmin.revoke(labId, store: store, environment: environment)
+            if let credential {
+                return try await TestResultAdmin.revoke(labId, credential: credential, store: store, environment: environment)
+            }
+            return try await TestResultAdmin.revoke(labId, store: store, environment: environment)
         }
     }
 }

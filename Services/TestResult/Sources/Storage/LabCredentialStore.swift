@@ -60,6 +60,23 @@ public struct LabCredentialStore: Sendable {
         }
     }
 
+    /// Revokes the one active credential of `labID` whose hash starts with `fingerprint` (as `list` shows it), so
+    /// that an old key can be retired once its successor is in use. Returns how many matched: 0 (none), 1 (revoked)
+    /// or more (the prefix names several, and none was revoked: the caller asks for a longer one).
+    public func revoke(labID: String, fingerprint: String, now: Date) async throws -> Int {
+        try await database.transaction { connection in
+            let matching = try await connection.raw("""
+                SELECT key_hash FROM lab_credentials
+                WHERE lab_id = \(bind: labID) AND revoked_at IS NULL AND substr(key_hash, 1, length(\(bind: fingerprint))) = \(bind: fingerprint)
+                """).all().map { try $0.decode(column: "key_hash", as: String.self) }
+            guard matching.count == 1 else { return matching.count }
+            try await connection.raw("""
+                UPDATE lab_credentials SET revoked_at = \(bind: now.epochSeconds) WHERE key_hash = \(bind: matching[0])
+                """).run()
+            return 1
+        }
+    }
+
     /// Revokes every active credential of a lab (keys and certificates); returns how many.
     public func revoke(labID: String, now: Date) async throws -> Int {
         try await database.withConnection { connection in
