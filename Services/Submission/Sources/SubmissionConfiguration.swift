@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SubmissionDomain
+import SubmissionLemon
 
 /// Everything the submission service reads from its environment (see docs/operations.md).
 public struct SubmissionConfiguration: Sendable {
@@ -31,6 +32,8 @@ public struct SubmissionConfiguration: Sendable {
     public var retentionInterval: Duration
     /// The distribution job (export files, indexes, app configuration) and serving its tree.
     public var distribution: DistributionConfiguration
+    /// The LEMON tracing-app API on the app listener (`LEMON_ENABLED`, default off; `LemonConfiguration`).
+    public var lemon: LemonConfiguration
 
     /// - Parameter serveExportsByDefault: whether `SERVE_EXPORTS` defaults to on (the all-in-one launcher).
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
@@ -81,5 +84,6 @@ public struct SubmissionConfiguration: Sendable {
         keyPaddingMultiplier = try settings.int("KEY_PADDING_MULTIPLIER", default: 1, in: 1...100)
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
+        lemon = try LemonConfiguration(settings)
     }
 }
