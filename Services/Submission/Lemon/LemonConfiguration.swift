@@ -29,6 +29,8 @@ public struct LemonConfiguration: Sendable {
     /// `LEMON_STATISTICS_SOURCE` and `LEMON_STATISTICS_SOURCE_URL`: what the statistics answers name as their source.
     public var statisticsSource: String
     public var statisticsSourceURL: String
+    /// `LEMON_AGGREGATE_MIN_COUNT` (k, default 10): survey counts below it are exported as `<k`.
+    public var aggregateMinimumCount: Int
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         enabled = try settings.bool("LEMON_ENABLED", default: false)
@@ -39,6 +41,7 @@ public struct LemonConfiguration: Sendable {
         statisticsInterval = try settings.duration("LEMON_STATISTICS_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         statisticsSource = settings.string("LEMON_STATISTICS_SOURCE", default: "JHU CSSE COVID-19 Data")
         statisticsSourceURL = settings.string("LEMON_STATISTICS_SOURCE_URL", default: "https://github.com/CSSEGISandData/COVID-19")
+        aggregateMinimumCount = try settings.int("LEMON_AGGREGATE_MIN_COUNT", default: 10, in: 1...1_000_000)
         appIdHashKeys = []
         guard enabled else { return }
         appIdHashKeys = try SecretHashKey.parseList(try settings.requiredString("LEMON_APPID_HASH_KEYS"), variable: "LEMON_APPID_HASH_KEYS")

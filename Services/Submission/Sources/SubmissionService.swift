@@ -169,6 +169,22 @@ public enum SubmissionService {
         }
     }
 
+    /// `submission-service lemon-aggregates`: the LEMON survey counts of `from`...`to` as CSV.
+    public static func lemonAggregates(
+        _ configuration: SubmissionConfiguration, from: String, to: String, minimumCount: Int, environment: ServiceEnvironment
+    ) async throws -> String {
+        let environment = environment.named(name)
+        let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+        do {
+            let csv = try await LemonSurveyExport.csv(database: database, from: from, to: to, minimumCount: minimumCount)
+            await database.shutdown()
+            return csv
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
     /// Applies migrations and closes the database.
     public static func migrate(_ configuration: SubmissionConfiguration, environment: ServiceEnvironment) async throws {
         let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)

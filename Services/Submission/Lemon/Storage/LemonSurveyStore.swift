@@ -18,3 +18,22 @@ struct LemonSurveyStore: Sendable {
         }
     }
 }
+
+extension LemonSurveyStore {
+    /// What the aggregates count, of the answers that arrived from `from` to `to` (days, inclusive).
+    func answers(from: String, to: String) async throws -> [LemonSurveyAggregates.Answer] {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                SELECT submitted_day, status, symptoms FROM lemon_surveys
+                WHERE submitted_day >= \(bind: from) AND submitted_day <= \(bind: to)
+                """).all().map { row in
+                let symptoms = try row.decode(column: "symptoms", as: String.self)
+                return LemonSurveyAggregates.Answer(
+                    day: try row.decode(column: "submitted_day", as: String.self),
+                    status: try row.decode(column: "status", as: String?.self),
+                    symptoms: symptoms.isEmpty ? [] : symptoms.split(separator: ",").map(String.init)
+                )
+            }
+        }
+    }
+}
