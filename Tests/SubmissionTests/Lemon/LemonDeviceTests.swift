@@ -143,6 +143,19 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.all)
+    func deviceRequestsAreLimitedForAllCallersTogether(kind: TestDatabase) async throws {
+        try await LemonHarness.run(kind, settings: ["LEMON_DEVICE_RATE": "1", "LEMON_DEVICE_BURST": "2"]) { h in
+            let device = LemonTestDevice()
+            try await h.devices(device.registration(now: h.clock.now())).expectEnvelope(201)
+            // A refused request spends a token as well: the limit is on work, whatever its outcome.
+            try await h.devices(LemonTestDevice().authentication(now: h.clock.now())).expectEnvelope(401)
+            try await h.devices(device.authentication(now: h.clock.now())).expectEnvelope(429)
+            h.clock.advance(by: 1)
+            try await h.devices(device.authentication(now: h.clock.now())).expectEnvelope(201)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
     func everyOtherEndpointNeedsAValidToken(kind: TestDatabase) async throws {
         try await LemonHarness.run(kind) { h in
             let token = try await h.token(LemonTestDevice())

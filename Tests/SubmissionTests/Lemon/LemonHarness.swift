@@ -12,8 +12,8 @@ struct LemonHarness: Sendable {
     var client: TestHTTPClient { base.client }
     var clock: ManualClock { base.clock }
 
-    static func run(_ kind: TestDatabase, _ body: (LemonHarness) async throws -> Void) async throws {
-        try await SubmissionHarness.run(kind, environment: LemonTestKeys.settings) { base in
+    static func run(_ kind: TestDatabase, settings: [String: String] = [:], _ body: (LemonHarness) async throws -> Void) async throws {
+        try await SubmissionHarness.run(kind, environment: LemonTestKeys.settings.merging(settings) { $1 }) { base in
             try await body(LemonHarness(base: base))
         }
     }
