@@ -31,6 +31,9 @@ public struct LemonConfiguration: Sendable {
     public var statisticsSourceURL: String
     /// `LEMON_AGGREGATE_MIN_COUNT` (k, default 10): survey counts below it are exported as `<k`.
     public var aggregateMinimumCount: Int
+    /// `LEMON_PAYLOAD_ENCRYPTION` (default off): every request and answer body after `POST /api/v1/devices` is
+    /// sealed with the session's keys (`LemonPayloadCipher`).
+    public var payloadEncryption: Bool
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         enabled = try settings.bool("LEMON_ENABLED", default: false)
@@ -42,6 +45,7 @@ public struct LemonConfiguration: Sendable {
         statisticsSource = settings.string("LEMON_STATISTICS_SOURCE", default: "JHU CSSE COVID-19 Data")
         statisticsSourceURL = settings.string("LEMON_STATISTICS_SOURCE_URL", default: "https://github.com/CSSEGISandData/COVID-19")
         aggregateMinimumCount = try settings.int("LEMON_AGGREGATE_MIN_COUNT", default: 10, in: 1...1_000_000)
+        payloadEncryption = try settings.bool("LEMON_PAYLOAD_ENCRYPTION", default: false)
         appIdHashKeys = []
         guard enabled else { return }
         appIdHashKeys = try SecretHashKey.parseList(try settings.requiredString("LEMON_APPID_HASH_KEYS"), variable: "LEMON_APPID_HASH_KEYS")

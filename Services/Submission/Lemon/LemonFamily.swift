@@ -31,6 +31,7 @@ public enum LemonFamily {
             statistics: LemonStatisticsStore(database: database),
             statisticsSource: (configuration.statisticsSource, configuration.statisticsSourceURL),
             deviceLimit: TokenBucket(capacity: configuration.deviceBurst, refillPerSecond: Double(configuration.deviceRate), clock: environment.clock),
+            payloadEncryption: configuration.payloadEncryption,
             environment: environment
         )
         let logger = environment.logger
@@ -38,7 +39,10 @@ public enum LemonFamily {
             on: router,
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: [
-                LemonEnvelopeMiddleware(tokens: tokens, devices: devices, maxBodyBytes: maxBodyBytes, logger: logger),
+                LemonEnvelopeMiddleware(
+                    tokens: tokens, devices: devices, maxBodyBytes: maxBodyBytes, payloadEncryption: configuration.payloadEncryption,
+                    random: environment.random, logger: logger
+                ),
                 OpenAPIErrorMiddleware(logger: logger),
             ]
         )

@@ -16,8 +16,8 @@ struct LemonTestDevice: Sendable {
     }
 
     /// 48 random bytes encrypted for the server's key with RSA-OAEP SHA-256.
-    static func preMasterSecret(bytes: Int = 48) -> String {
-        let secret = Data((0..<bytes).map { _ in UInt8.random(in: 0...255) })
+    static func preMasterSecret(bytes: Int = 48, secret given: Data? = nil) -> String {
+        let secret = given ?? Data((0..<bytes).map { _ in UInt8.random(in: 0...255) })
         return try! LemonTestKeys.encryption.publicKey.encrypt(secret, padding: .PKCS1_OAEP_SHA256).base64EncodedString()
     }
 
@@ -29,14 +29,14 @@ struct LemonTestDevice: Sendable {
     }
 
     /// The registration as the seed spells it (`AppId`, `Signature`).
-    func registration(now: Date, seed: String = LemonTestDevice.seed(), pushToken: String? = nil) -> [String: Any] {
+    func registration(now: Date, seed: String = LemonTestDevice.seed(), pushToken: String? = nil, secret: Data? = nil) -> [String: Any] {
         var body: [String: Any] = [
             "AppId": appId,
             "publicKey": key.publicKey.derRepresentation.base64EncodedString(),
             "operatingSystem": "Android",
             "language": "en",
             "seed": seed,
-            "preMasterSecret": Self.preMasterSecret(),
+            "preMasterSecret": Self.preMasterSecret(secret: secret),
             "Signature": signature(seed: seed, now: now),
         ]
         if let pushToken { body["pushToken"] = pushToken }

@@ -20,6 +20,8 @@ struct LemonAPI: APIProtocol {
     let statisticsSource: (name: String, url: String)
     /// All callers of `POST /api/v1/devices` together: the lockout protects one AppId, this the service.
     let deviceLimit: TokenBucket
+    /// Whether sessions keep payload keys (`LEMON_PAYLOAD_ENCRYPTION`).
+    let payloadEncryption: Bool
     let environment: ServiceEnvironment
 
     static func meta(_ code: Int) -> Components.Schemas.Meta {
@@ -47,8 +49,8 @@ struct LemonAPI: APIProtocol {
             plainTextData: body.signature?.plainTextData, signedData: body.signature?.signedData, hasSignature: body.signature != nil
         )
         do {
-            let deviceID = request.isRegistration ? try await register(request) : try await authenticate(request)
-            let data = try await session(deviceID: deviceID, requestSeed: request.seed ?? "")
+            let (deviceID, opened) = request.isRegistration ? try await register(request) : try await authenticate(request)
+            let data = try await session(deviceID: deviceID, opened: opened)
             // The early document's words; the app reads only `success`.
             let meta = Components.Schemas.Meta(success: true, code: 201, message: "Device successfully authenticated.")
             return .created(.init(body: .json(.init(data: data, meta: meta))))
@@ -57,7 +59,13 @@ struct LemonAPI: APIProtocol {
         }
     }
 
-    private func register(_ request: LemonDeviceRequest) async throws -> String {
+    /// What a session is opened with: the request's seed and its decrypted pre-master secret.
+    struct Opening {
+        let credentials: LemonDeviceCredentials
+        let preMasterSecret: [UInt8]
+    }
+
+    private func register(_ request: LemonDeviceRequest) async throws -> (String, Opening) {
         let credentials = try deviceRules.credentials(request)
         // An AppId that exists is 401 before the other fields are read: an authentication that wrongly carries a
         // public key is refused as the seed says (401), not as a malformed registration (400).
@@ -67,7 +75,7 @@ struct LemonAPI: APIProtocol {
         let system = try deviceRules.operatingSystem(request)
         let pushToken = try LemonDeviceRules.pushToken(request.pushToken)
         let key = try LemonDeviceKey(base64: request.publicKey ?? "")
-        _ = try serverKeys.preMasterSecret(credentials.encryptedPreMasterSecret)
+        let secret = try serverKeys.preMasterSecret(credentials.encryptedPreMasterSecret)
         let now = environment.clock.now()
         guard key.verifies(credentials.signature, over: credentials.plainTextData) else { throw LemonRejection.unauthorized("The signature is invalid.") }
         try LemonDeviceRules.checkSignedText(credentials, now: now)
@@ -77,13 +85,13 @@ struct LemonAPI: APIProtocol {
             language: credentials.language, pushToken: pushToken, seedDigest: SecretHash.sha256Hex(credentials.seedText), now: now
         )
         switch outcome {
-        case .registered: return id
+        case .registered: return (id, Opening(credentials: credentials, preMasterSecret: secret))
         case .appIdTaken: throw LemonRejection.unauthorized("The AppId is already registered.")
         case .pushTokenTaken: throw LemonRejection.unauthorized("The push token belongs to another device.")
         }
     }
 
-    private func authenticate(_ request: LemonDeviceRequest) async throws -> String {
+    private func authenticate(_ request: LemonDeviceRequest) async throws -> (String, Opening) {
         try LemonDeviceRules.checkAuthenticationFields(request)
         let credentials = try deviceRules.credentials(request)
         let now = environment.clock.now()
@@ -91,8 +99,9 @@ struct LemonAPI: APIProtocol {
         guard let device = try await devices.find(appId: appIdHasher.candidates(credentials.appId)) else { throw refused }
         guard !device.lockout.isLocked(now: now) else { throw LemonRejection.unauthorized("The AppId is locked; try again later.") }
         guard device.active else { throw LemonRejection.unauthorized("The device is deactivated.") }
+        let secret: [UInt8]
         do {
-            _ = try serverKeys.preMasterSecret(credentials.encryptedPreMasterSecret)
+            secret = try serverKeys.preMasterSecret(credentials.encryptedPreMasterSecret)
             let key = try LemonDeviceKey(der: device.publicKey)
             guard key.verifies(credentials.signature, over: credentials.plainTextData) else { throw refused }
             try LemonDeviceRules.checkSignedText(credentials, now: now)
@@ -104,13 +113,18 @@ struct LemonAPI: APIProtocol {
             // The same signed request a second time: a replay.
             throw refused
         }
-        return device.id
+        return (device.id, Opening(credentials: credentials, preMasterSecret: secret))
     }
 
-    private func session(deviceID: String, requestSeed: String) async throws -> Components.Schemas.DeviceSession {
+    private func session(deviceID: String, opened: Opening) async throws -> Components.Schemas.DeviceSession {
         let (token, expiry) = try await tokens.issue(deviceID: deviceID)
-        let serverSeed = Data(environment.random.bytes(count: LemonDeviceRules.seedBytes)).base64EncodedString()
-        let signature = try serverKeys.sign(serverSeed: serverSeed, requestSeed: requestSeed, now: environment.clock.now())
+        let seedBytes = environment.random.bytes(count: LemonDeviceRules.seedBytes)
+        let serverSeed = Data(seedBytes).base64EncodedString()
+        if payloadEncryption {
+            let cipher = LemonPayloadCipher(preMasterSecret: opened.preMasterSecret, clientSeed: opened.credentials.seed, serverSeed: seedBytes)
+            try await devices.setSessionKeys(id: deviceID, cipher.material)
+        }
+        let signature = try serverKeys.sign(serverSeed: serverSeed, requestSeed: opened.credentials.seedText, now: environment.clock.now())
         return .init(
             accessToken: token, accessTokenExpiry: Date.iso8601(expiry.epochSeconds), seed: serverSeed,
             Signature: .init(plainTextData: signature.plainText, signedData: signature.signed)

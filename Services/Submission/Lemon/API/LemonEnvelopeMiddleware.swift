@@ -11,7 +11,10 @@ import SubmissionDomain
 /// 2. request keys are renamed to the document's spelling (`LemonKeyCasing`);
 /// 3. every answer gets the envelope: errors (ours, and the `{"error", "message"}` of `OpenAPIErrorMiddleware`)
 ///    become `{"data": null, "meta": {…}}`, and a success whose `data` or `meta.message` the generated encoder left
-///    out (it omits nil) gets them as null.
+///    out (it omits nil) gets them as null;
+/// 4. with `LEMON_PAYLOAD_ENCRYPTION`, after the token is checked, the body is opened with the session's keys (MAC
+///    first) and every answer, errors included, is sealed with a fresh IV (`LemonPayloadCipher`). Answers before the
+///    token is checked (401) and those of `POST /api/v1/devices` cannot be: there are no keys yet.
 struct LemonEnvelopeMiddleware: ServerMiddleware {
     /// Operations a device reaches without a JWT.
     static let open: Set<String> = ["postDevice"]
@@ -21,6 +24,8 @@ struct LemonEnvelopeMiddleware: ServerMiddleware {
     let tokens: LemonAccessTokens
     let devices: LemonDeviceStore
     let maxBodyBytes: Int
+    let payloadEncryption: Bool
+    let random: any RandomSource
     let logger: Logger
 
     func intercept(
@@ -31,38 +36,67 @@ struct LemonEnvelopeMiddleware: ServerMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let pascal = Self.pascalCase.contains(operationID)
+        var cipher: LemonPayloadCipher?
+        let answer: (HTTPResponse, HTTPBody?)
         do {
             var deviceID: String?
             if !Self.open.contains(operationID) {
                 let id = try await tokens.deviceID(authorization: request.headerFields[.authorization])
                 // A deleted device's tokens die with it.
-                guard try await devices.exists(id: id) else { throw LemonRejection.unauthorized("A valid access token is required.") }
+                let session = try await devices.session(id: id)
+                guard session.exists else { throw LemonRejection.unauthorized("A valid access token is required.") }
+                if payloadEncryption {
+                    guard let keys = session.keys else { throw LemonRejection.unauthorized("Authenticate again to open an encrypted session.") }
+                    cipher = LemonPayloadCipher(material: keys)
+                }
                 deviceID = id
             }
+            var request = request
             var body = body
-            if let sent = body, let casing = LemonKeyCasing.byOperation[operationID] {
-                let bytes: [UInt8]
+            if let sent = body {
+                var bytes: [UInt8]
                 do {
                     bytes = try await [UInt8](collecting: sent, upTo: maxBodyBytes)
                 } catch {
                     throw LemonRejection.invalid("The request body is too large.")
                 }
-                do {
-                    body = HTTPBody(try casing.canonicalize(bytes))
-                } catch {
-                    throw LemonRejection.invalid("A field is sent twice.")
+                // A request without a body (a GET) comes with an empty one: nothing to open.
+                if let cipher, !bytes.isEmpty {
+                    bytes = try cipher.open(String(decoding: bytes, as: UTF8.self))
+                    // What the generated decoder expects, whatever the sealed body was sent as.
+                    request.headerFields[.contentType] = "application/json"
                 }
+                if let casing = LemonKeyCasing.byOperation[operationID] {
+                    do {
+                        bytes = try casing.canonicalize(bytes)
+                    } catch {
+                        throw LemonRejection.invalid("A field is sent twice.")
+                    }
+                }
+                body = HTTPBody(bytes)
             }
-            let (response, responseBody) = try await LemonSession.$deviceID.withValue(deviceID) {
+            let (response, responseBody) = try await LemonSession.$deviceID.withValue(deviceID) { [request, body] in
                 try await next(request, body, metadata)
             }
-            return try await Self.enveloped(response, responseBody, pascal: pascal, maxBytes: maxBodyBytes)
+            answer = try await Self.enveloped(response, responseBody, pascal: pascal, maxBytes: maxBodyBytes)
         } catch let rejection as LemonRejection {
-            return Self.answer(status: rejection.httpStatus, message: rejection.message, pascal: pascal)
+            answer = Self.answer(status: rejection.httpStatus, message: rejection.message, pascal: pascal)
         } catch {
             logger.error("LEMON request failed", metadata: ["operation": "\(operationID)", "error": "\(type(of: error))"])
-            return Self.answer(status: .internalServerError, message: "The service could not complete the request.", pascal: pascal)
+            answer = Self.answer(status: .internalServerError, message: "The service could not complete the request.", pascal: pascal)
         }
+        guard let cipher else { return answer }
+        return try await seal(answer, with: cipher)
+    }
+
+    /// The answer as base64 of `IV || ciphertext || MAC`, in text.
+    private func seal(_ answer: (HTTPResponse, HTTPBody?), with cipher: LemonPayloadCipher) async throws -> (HTTPResponse, HTTPBody?) {
+        var plain: [UInt8] = []
+        if let body = answer.1 { plain = try await [UInt8](collecting: body, upTo: max(maxBodyBytes, 1_000_000)) }
+        var response = answer.0
+        response.headerFields[.contentType] = "text/plain; charset=utf-8"
+        response.headerFields[.contentLength] = nil
+        return (response, HTTPBody(try cipher.seal(plain, random: random)))
     }
 
     static func answer(status: HTTPResponse.Status, message: String?, pascal: Bool) -> (HTTPResponse, HTTPBody?) {

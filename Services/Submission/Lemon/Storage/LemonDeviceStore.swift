@@ -86,10 +86,20 @@ struct LemonDeviceStore: Sendable {
         }
     }
 
-    /// Whether the device of a token still exists.
-    func exists(id: String) async throws -> Bool {
+    /// Whether the device of a token still exists, and the keys of its latest session (payload encryption).
+    func session(id: String) async throws -> (exists: Bool, keys: [UInt8]?) {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT id FROM lemon_devices WHERE id = \(bind: id)").first() != nil
+            guard let row = try await connection.raw("SELECT session_keys FROM lemon_devices WHERE id = \(bind: id)").first() else {
+                return (false, nil)
+            }
+            return (true, try row.decode(column: "session_keys", as: Data?.self).map(Array.init))
+        }
+    }
+
+    /// Keeps the payload keys of the session just opened (they replace the last session's).
+    func setSessionKeys(id: String, _ keys: [UInt8]) async throws {
+        try await database.withConnection { connection in
+            try await connection.raw("UPDATE lemon_devices SET session_keys = \(bind: Data(keys)) WHERE id = \(bind: id)").run()
         }
     }
 

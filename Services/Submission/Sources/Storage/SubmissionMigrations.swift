@@ -72,6 +72,7 @@ enum SubmissionMigrations {
                     failed_attempts INTEGER NOT NULL,
                     locked_until BIGINT,
                     last_seed_digest TEXT,
+                    session_keys \(bytes),
                     registered_at BIGINT NOT NULL
                 )
                 """,
