@@ -35,6 +35,19 @@ import Testing
             }
             #expect(stored.count == 1)
             #expect(stored.first != device.appId && stored.first != SecretHash.sha256Hex(device.appId))
+            // ES256, one hour, `sub` the device's random id (not its AppId).
+            let parts = try #require(data["accessToken"] as? String).split(separator: ".").map { part -> [String: Any] in
+                var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+                while text.count % 4 != 0 { text += "=" }
+                return (try? JSONSerialization.jsonObject(with: Data(base64Encoded: text) ?? Data())) as? [String: Any] ?? [:]
+            }
+            #expect(parts[0]["alg"] as? String == "ES256")
+            let id = try await h.base.database.withConnection { connection in
+                try await connection.raw("SELECT id FROM lemon_devices").first()?.decode(column: "id", as: String.self)
+            }
+            #expect(parts[1]["sub"] as? String == id)
+            #expect((parts[1]["exp"] as? Int).map { $0 - (parts[1]["iat"] as? Int ?? 0) } == 3600)
+            #expect(parts[1]["jti"] is String)
         }
     }
 
