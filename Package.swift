@@ -249,6 +249,9 @@ let package = Package(
         "ExposureNaCl",
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         .product(name: "Crypto", package: "swift-crypto"),
+        // The LEMON family's device signatures (RSASSA-PKCS1-v1_5) and pre-master secrets (RSA-OAEP), and its JWTs.
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+        .product(name: "JWTKit", package: "jwt-kit"),
         // Export files are zips built in memory.
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ], dependencies: [
@@ -256,9 +259,32 @@ let package = Package(
         "ExposureNaCl",
         "CovidShieldAPI",
         "VerificationClient",
+        "SubmissionLemon",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ])
+    + [
+        // The LEMON tracing-app API (openapi/lemon.yaml), served on the submission service's app listener: its own
+        // target because one generator run serves one document.
+        .target(
+            name: "SubmissionLemon",
+            dependencies: [
+                "SubmissionDomain", "ExposureCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Submission/Lemon",
+            resources: [.copy("Data")],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+    ]
     + service("Portal", folder: "Portal", executable: "portal-service", domainDependencies: [
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -329,9 +355,11 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
             "Submission", "SubmissionDomain", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
-            "ExposureProtocol", "ExposureNaCl", "ExposureStack", "ExposureTestSupport",
+            "ExposureProtocol", "ExposureNaCl", "ExposureStack", "ExposureTestSupport", "SubmissionLemon",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "SQLKit", package: "sql-kit"),
             // Reads the entries of published zips to compare trees whose signatures differ.
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], exclude: ["Fixtures"], swiftSettings: swiftSettings),

@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SubmissionDomain
+import SubmissionLemon
 
 /// Everything the submission service reads from its environment (see docs/operations.md).
 public struct SubmissionConfiguration: Sendable {
@@ -33,6 +34,8 @@ public struct SubmissionConfiguration: Sendable {
     public var distribution: DistributionConfiguration
     /// The CovidShield app family's adapter on the same listener (docs/covidshield.md).
     public var covidShield: CovidShieldConfiguration
+    /// The LEMON tracing-app API on the app listener (`LEMON_ENABLED`, default off; `LemonConfiguration`).
+    public var lemon: LemonConfiguration
 
     /// - Parameter serveExportsByDefault: whether `SERVE_EXPORTS` defaults to on (the all-in-one launcher).
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
@@ -84,6 +87,7 @@ public struct SubmissionConfiguration: Sendable {
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
         covidShield = try CovidShieldConfiguration(settings)
+        lemon = try LemonConfiguration(settings)
     }
 }
 

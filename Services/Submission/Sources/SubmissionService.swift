@@ -6,6 +6,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
 import SubmissionDomain
+import SubmissionLemon
 
 /// The submission service: diagnosis keys in, with a TAN spent at verification in two phases; recovery of uploads
 /// left pending; retention of stored keys.
@@ -76,6 +77,10 @@ public enum SubmissionService {
                 on: router, configuration: StandardRouter.openAPIConfiguration,
                 middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldCacheHeaders()]
             )
+            // The LEMON family too (when enabled): one base URL for its app.
+            try await LemonFamily.register(
+                on: router, configuration: configuration.lemon, database: database, maxBodyBytes: configuration.maxBodyBytes, environment: environment
+            )
             distributor = try makeDistributor(configuration.distribution, database: database, logger: logger)
         } catch {
             await http.shutdown()
@@ -105,6 +110,12 @@ public enum SubmissionService {
             let interval = configuration.distribution.interval
             jobs.append(PeriodicJob(name: "submission.distribution", interval: interval, logger: logger) {
                 _ = try await distributor.runScheduled(now: environment.clock.now(), interval: interval)
+            })
+        }
+        if configuration.lemon.enabled, let file = configuration.lemon.statisticsFile {
+            let lemon = configuration.lemon
+            jobs.append(PeriodicJob(name: "submission.lemon-statistics", interval: lemon.statisticsInterval, logger: logger) {
+                try await LemonStatisticsImport.run(file: file, day: nil, configuration: lemon, database: database, clock: environment.clock)
             })
         }
         return ServiceBundle(
@@ -192,6 +203,39 @@ public enum SubmissionService {
         let distribution = configuration.distribution
         return try SigningKeyFile.load(configured: distribution.signingKeyFile, developmentPath: distribution.developmentKeyPath, logger: logger)
             .publicKey.pemRepresentation
+    }
+
+    /// `submission-service lemon-import`: imports one statistics file of the LEMON family; returns the rows stored.
+    public static func importLemonStatistics(
+        _ configuration: SubmissionConfiguration, file: String, day: String?, environment: ServiceEnvironment
+    ) async throws -> Int {
+        let environment = environment.named(name)
+        let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+        do {
+            let rows = try await LemonStatisticsImport.run(
+                file: file, day: day, configuration: configuration.lemon, database: database, clock: environment.clock)
+            await database.shutdown()
+            return rows
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    /// `submission-service lemon-aggregates`: the LEMON survey counts of `from`...`to` as CSV.
+    public static func lemonAggregates(
+        _ configuration: SubmissionConfiguration, from: String, to: String, minimumCount: Int, environment: ServiceEnvironment
+    ) async throws -> String {
+        let environment = environment.named(name)
+        let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+        do {
+            let csv = try await LemonSurveyExport.csv(database: database, from: from, to: to, minimumCount: minimumCount)
+            await database.shutdown()
+            return csv
+        } catch {
+            await database.shutdown()
+            throw error
+        }
     }
 
     /// Applies migrations and closes the database.

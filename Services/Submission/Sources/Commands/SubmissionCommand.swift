@@ -7,7 +7,7 @@ public struct SubmissionCommand: AsyncParsableCommand {
         commandName: "submission-service",
         abstract: "Diagnosis keys in, with a TAN verified by the verification service; signed export files out.",
         version: ExposureSuite.version,
-        subcommands: [ServeCommand<SubmissionService>.self, DistributeCommand.self, MigrateCommand<SubmissionService>.self, HealthcheckCommand<SubmissionService>.self],
+        subcommands: [ServeCommand<SubmissionService>.self, DistributeCommand.self, LemonImportCommand.self, LemonAggregatesCommand.self, MigrateCommand<SubmissionService>.self, HealthcheckCommand<SubmissionService>.self],
         defaultSubcommand: ServeCommand<SubmissionService>.self
     )
 

@@ -74,6 +74,59 @@ enum SubmissionMigrations {
                 "CREATE TABLE covidshield_bound_app_keys (app_key_hash \(bytes) PRIMARY KEY, bound_at BIGINT NOT NULL)",
             ]
         }),
+        Migration(version: 8, name: "create the LEMON family's devices, surveys and statistics", statements: { dialect in
+            let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
+            return [
+                // A device's identity: its AppId only as a keyed hash (the key outside the database), its public key,
+                // push token and lockout. Nothing here is ever joined with a survey.
+                """
+                CREATE TABLE lemon_devices (
+                    id TEXT PRIMARY KEY,
+                    app_id_hash TEXT NOT NULL UNIQUE,
+                    app_id_key TEXT NOT NULL,
+                    public_key \(bytes) NOT NULL,
+                    operating_system TEXT NOT NULL,
+                    language TEXT,
+                    push_token TEXT UNIQUE,
+                    active BOOLEAN NOT NULL,
+                    failed_attempts INTEGER NOT NULL,
+                    locked_until BIGINT,
+                    last_seed_digest TEXT,
+                    session_keys \(bytes),
+                    registered_at BIGINT NOT NULL
+                )
+                """,
+                // Survey answers: a random id, no device, every date to the day (docs/privacy.md).
+                """
+                CREATE TABLE lemon_surveys (
+                    id TEXT PRIMARY KEY,
+                    submitted_day TEXT NOT NULL,
+                    status TEXT,
+                    positive_test_day TEXT,
+                    negative_test_day TEXT,
+                    symptoms_from_day TEXT,
+                    country TEXT,
+                    language TEXT,
+                    age INTEGER,
+                    is_symptomatic BOOLEAN,
+                    symptoms TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX lemon_surveys_submitted_day ON lemon_surveys (submitted_day)",
+                // Imported case counts per country (alpha-2, or "GLOBAL") and day, newest import wins.
+                """
+                CREATE TABLE lemon_statistics (
+                    country TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    contracted BIGINT NOT NULL,
+                    deaths BIGINT NOT NULL,
+                    recovered BIGINT NOT NULL,
+                    imported_at BIGINT NOT NULL,
+                    PRIMARY KEY (country, day)
+                )
+                """,
+            ]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }

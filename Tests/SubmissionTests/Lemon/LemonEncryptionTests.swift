@@ -1,0 +1,99 @@
+import _CryptoExtras
+import Crypto
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+@testable import SubmissionDomain
+import Testing
+
+/// The LEMON sheet's acceptance item 14: with payload encryption on, bodies are `IV || AES-256-CBC || HMAC-SHA256`
+/// under keys derived from the pre-master secret and both seeds; a tampered MAC is refused, every answer is sealed
+/// with a fresh IV. The keys are derived here from the documented construction, not with the service's code.
+@Suite struct LemonEncryptionTests {
+    struct Keys {
+        let aes: SymmetricKey
+        let mac: SymmetricKey
+
+        init(secret: Data, clientSeed: Data, serverSeed: Data) {
+            let salt = clientSeed + serverSeed
+            aes = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), salt: salt, info: Data("lemon-aes".utf8), outputByteCount: 32)
+            mac = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), salt: salt, info: Data("lemon-mac".utf8), outputByteCount: 32)
+        }
+
+        func seal(_ json: Any) throws -> [UInt8] {
+            let plain = try JSONSerialization.data(withJSONObject: json)
+            let iv = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+            let body = iv + (try AES._CBC.encrypt(plain, using: aes, iv: try AES._CBC.IV(ivBytes: iv)))
+            return Array((body + Data(HMAC<SHA256>.authenticationCode(for: body, using: mac))).base64EncodedString().utf8)
+        }
+
+        /// The IV and the JSON of a sealed answer, after checking its MAC.
+        func open(_ text: String) throws -> (iv: Data, json: [String: Any]) {
+            let bytes = try #require(Data(base64Encoded: text))
+            let body = bytes.dropLast(32)
+            #expect(HMAC<SHA256>.isValidAuthenticationCode(bytes.suffix(32), authenticating: body, using: mac))
+            let iv = Data(body.prefix(16))
+            let plain = try AES._CBC.decrypt(body.dropFirst(16), using: aes, iv: try AES._CBC.IV(ivBytes: iv))
+            return (iv, try #require(try JSONSerialization.jsonObject(with: plain) as? [String: Any]))
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func bodiesAreSealedBothWays(kind: TestDatabase) async throws {
+        try await LemonHarness.run(kind, settings: ["LEMON_PAYLOAD_ENCRYPTION": "true"]) { h in
+            let device = LemonTestDevice()
+            let secret = Data((0..<48).map { _ in UInt8.random(in: 0...255) })
+            let seed = LemonTestDevice.seed()
+            let registered = try await h.devices(device.registration(now: h.clock.now(), seed: seed, secret: secret))
+            registered.expectEnvelope(201)
+            let token = try #require(registered.lemonData["accessToken"] as? String)
+            let serverSeedText = try #require(registered.lemonData["seed"] as? String)
+            let serverSeed = try #require(Data(base64Encoded: serverSeedText))
+            let clientSeed = try #require(Data(base64Encoded: seed))
+            let keys = Keys(secret: secret, clientSeed: clientSeed, serverSeed: serverSeed)
+            let headers = [("Authorization", "Bearer \(token)"), ("Content-Type", "text/plain")]
+
+            var ivs: Set<Data> = []
+            for example in LemonSurveyTests.seedExamples.prefix(2) {
+                let answer = try await h.client.request(.POST, "/api/v1/submission/covid", headers: headers, body: try keys.seal(example))
+                #expect(answer.status == 201)
+                let (iv, json) = try keys.open(answer.text)
+                #expect((json["meta"] as? [String: Any])?["code"] as? Int == 201)
+                ivs.insert(iv)
+            }
+            let symptoms = try await h.client.request(.GET, "/api/v1/symptoms", headers: headers)
+            let (iv, json) = try keys.open(symptoms.text)
+            ivs.insert(iv)
+            #expect((json["data"] as? [Any])?.count == 12, "\(json)")
+            #expect(ivs.count == 3)
+
+            // A changed byte of the MAC, or of the ciphertext: refused before anything is decrypted, the refusal sealed.
+            var tampered = try keys.seal(LemonSurveyTests.seedExamples[0])
+            var raw = try #require(Data(base64Encoded: Data(tampered)))
+            raw[raw.count - 1] ^= 1
+            tampered = Array(raw.base64EncodedString().utf8)
+            let refused = try await h.client.request(.POST, "/api/v1/submission/covid", headers: headers, body: tampered)
+            #expect(refused.status == 400)
+            #expect((try keys.open(refused.text).json["meta"] as? [String: Any])?["code"] as? Int == 400)
+            let plain = try await h.client.request(.POST, "/api/v1/submission/covid", headers: headers,
+                                                   body: Array(try JSONSerialization.data(withJSONObject: LemonSurveyTests.seedExamples[0])))
+            #expect(plain.status == 400)
+            let stored = try await h.base.database.withConnection { connection in
+                try await connection.raw("SELECT COUNT(*) AS n FROM lemon_surveys").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(stored == 2)
+            // Without a token there are no keys: the 401 is in the clear.
+            try await h.send("GET", "/api/v1/symptoms", token: nil).expectEnvelope(401)
+        }
+    }
+
+    @Test func theCipherOpensWhatItSeals() throws {
+        let cipher = LemonPayloadCipher(preMasterSecret: Array(repeating: 1, count: 48), clientSeed: Array(repeating: 2, count: 32),
+                                        serverSeed: Array(repeating: 3, count: 32))
+        let random = SeededRandomSource(seed: 7)
+        let sealed = try cipher.seal(Array("{}".utf8), random: random)
+        #expect(try cipher.open(sealed) == Array("{}".utf8))
+        #expect(try cipher.seal(Array("{}".utf8), random: random) != sealed)
+        #expect(throws: LemonRejection.self) { try cipher.open("AAAA") }
+    }
+}
