@@ -242,9 +242,27 @@ let package = Package(
     ], dependencies: [
         "ExposureProtocol",
         "VerificationClient",
+        "SubmissionProteGO",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ])
+    + [
+        // The ProteGO Safe family's edge on the submission service (issue #50): its own OpenAPI document and handlers,
+        // over the submission rules; the service registers it on its app listener and gives it the shared intake.
+        .target(
+            name: "SubmissionProteGO",
+            dependencies: [
+                "SubmissionDomain", "ExposureCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ],
+            path: "Services/Submission/ProteGO",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+    ]
     + service("Portal", folder: "Portal", executable: "portal-service", domainDependencies: [
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -314,7 +332,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
-            "Submission", "SubmissionDomain", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
+            "Submission", "SubmissionDomain", "SubmissionProteGO", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
             "ExposureProtocol", "ExposureStack", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
             // Reads the entries of published zips to compare trees whose signatures differ.

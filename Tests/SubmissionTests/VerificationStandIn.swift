@@ -32,6 +32,10 @@ final class VerificationStandIn: @unchecked Sendable {
     /// decides, so that an answer that comes first provably did not wait for it.
     private var hold: Flag?
     private var bodies: [String] = []
+    /// ProteGO PINs not yet redeemed.
+    private var pins: Set<String> = []
+    /// While set, failed PIN redemptions are answered 429 (verification's throttle).
+    private var throttlePINs = false
 
     /// A new TAN that verification will let one upload spend.
     func issue(teleTANType: String? = nil) -> String {
@@ -39,6 +43,17 @@ final class VerificationStandIn: @unchecked Sendable {
         lock.withLock { tans[tan] = TAN(teleTANType: teleTANType) }
         return tan
     }
+
+    /// A new ProteGO PIN that one redemption (`/version/v1/codes/redeem`) turns into an upload TAN.
+    func issuePIN() -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        let pin = "A1" + String((0..<4).map { _ in alphabet.randomElement()! })
+        lock.withLock { _ = pins.insert(pin) }
+        return pin
+    }
+
+    /// Unknown PINs are answered 429 from now on (or again 404).
+    func throttleFailedRedemptions(_ on: Bool) { lock.withLock { throttlePINs = on } }
 
     /// How many requests arrived (a batch is one).
     var callCount: Int { lock.withLock { calls } }
@@ -78,6 +93,11 @@ final class VerificationStandIn: @unchecked Sendable {
                 return answer
             }
         }
+        router.post("/version/v1/codes/redeem") { request, _ -> Response in
+            let data = try await request.body.collect(upTo: 100_000)
+            let body = try JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any] ?? [:]
+            return self.redeem(body)
+        }
         return TestServices.standIn(Self.name, listener: "internal", router: router)
     }
 
@@ -103,6 +123,28 @@ final class VerificationStandIn: @unchecked Sendable {
             }
             let buffer = ByteBuffer(string: json)
             return (hold, Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer)))
+        }
+    }
+
+    /// `redeemOneTimeCode` for kind PROTEGO: the PIN is spent and a TAN minted, as verification does.
+    private func redeem(_ body: [String: Any]) -> Response {
+        lock.withLock {
+            calls += 1
+            callsByPath["redeem", default: 0] += 1
+            if let failure = failures.first, failure.path == nil || failure.path == "redeem" {
+                failures.removeFirst()
+                return Response(status: failure.status)
+            }
+            let code = body["code"] as? String ?? ""
+            guard body["kind"] as? String == "PROTEGO", pins.remove(code) != nil else {
+                let status: HTTPResponse.Status = throttlePINs ? .tooManyRequests : .notFound
+                let json = #"{"error":"\#(throttlePINs ? "rate_limited" : "unknown_code")","message":"no"}"#
+                return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+            }
+            let tan = Codes.uuidV4(using: SystemRandomSource())
+            tans[tan] = TAN(teleTANType: nil)
+            let json = #"{"region":"PL","issuedAt":1591016400,"uploadToken":"\#(tan)"}"#
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
         }
     }
 

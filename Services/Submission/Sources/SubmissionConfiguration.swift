@@ -31,6 +31,8 @@ public struct SubmissionConfiguration: Sendable {
     public var retentionInterval: Duration
     /// The distribution job (export files, indexes, app configuration) and serving its tree.
     public var distribution: DistributionConfiguration
+    /// The ProteGO Safe adapter (`PROTEGO_*`).
+    public var protego: ProteGOConfiguration
 
     /// - Parameter serveExportsByDefault: whether `SERVE_EXPORTS` defaults to on (the all-in-one launcher).
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
@@ -81,5 +83,6 @@ public struct SubmissionConfiguration: Sendable {
         keyPaddingMultiplier = try settings.int("KEY_PADDING_MULTIPLIER", default: 1, in: 1...100)
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
+        protego = try ProteGOConfiguration(settings)
     }
 }

@@ -54,6 +54,26 @@ enum SubmissionMigrations {
             // schedules the job, and a round already run is skipped (`Distributor.runScheduled`).
             ["CREATE TABLE distribution_rounds (id INTEGER PRIMARY KEY, last_round BIGINT NOT NULL)"]
         }),
+        // (6 is another branch's.)
+        Migration(version: 7, name: "record the ProteGO download files and the keys in them", statements: { _ in
+            [
+                // NULL until a distribution run puts the key into a ProteGO file: then that file's publication time
+                // (unix seconds, the first number of its name). Independent of `published_hour`, the CWA tree's.
+                "ALTER TABLE diagnosis_keys ADD COLUMN protego_published_at BIGINT",
+                "CREATE INDEX diagnosis_keys_protego ON diagnosis_keys (origin_country, protego_published_at)",
+                // One row per run that published keys for a region: its files are `<published_at>-00001.zip` up to
+                // `-<files>.zip`, written again from the keys recorded here if one is lost.
+                """
+                CREATE TABLE protego_exports (
+                    region TEXT NOT NULL,
+                    published_at BIGINT NOT NULL,
+                    files INTEGER NOT NULL,
+                    key_count INTEGER NOT NULL,
+                    PRIMARY KEY (region, published_at)
+                )
+                """,
+            ]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }
