@@ -19,6 +19,13 @@ public struct Lifetimes: Sendable, Equatable {
     /// A teleTAN request with an idempotency key is answered with the same teleTAN when repeated for 10 minutes:
     /// the portal's retries of one request take seconds; an officer's page shows the code for 10 minutes.
     public var teleTANRepeat: Duration = .seconds(600)
+    /// CovidShield one-time codes: dead 10 minutes after issue unless claimed (the sheet's rule).
+    public var covidShieldCode: Duration = .seconds(600)
+    /// ProteGO PINs: 30 minutes (the reference's lifetime; an issuer's batch may name another, `ProteGOBatch`).
+    public var proteGOCode: Duration = .seconds(1800)
+    /// The upload credential a redeemed ProteGO PIN mints (a TAN spent by a successful upload): 30 minutes, as the
+    /// reference's access token lived.
+    public var proteGOUploadToken: Duration = .seconds(1800)
     /// Sessions and TANs are deleted this long after creation: 21 days.
     public var sessionRetention: Duration = .seconds(21 * 86400)
     /// Used GUIDs, DOB hashes and teleTANs are remembered this long so none can be registered twice while
@@ -31,6 +38,14 @@ public struct Lifetimes: Sendable, Equatable {
         switch type {
         case .test: teleTANTest
         case .event: teleTANEvent
+        }
+    }
+
+    /// How long a new code of `kind` lives unless its issuer names another lifetime.
+    public func oneTimeCode(_ kind: OneTimeCodeKind) -> Duration {
+        switch kind {
+        case .covidShield: covidShieldCode
+        case .proteGO: proteGOCode
         }
     }
 }

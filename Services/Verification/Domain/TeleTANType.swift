@@ -14,8 +14,11 @@ public enum TeleTANType: String, Sendable, CaseIterable {
     }
 }
 
-/// How a session was registered.
+/// How a session was registered, and what a TAN came from.
 public enum SessionSource: String, Sendable {
     case guid = "GUID"
     case teleTAN = "TELETAN"
+    /// A TAN minted by redeeming a ProteGO PIN (`/version/v1/codes/redeem`): the app's upload credential. No session
+    /// is ever registered from a PIN.
+    case proteGO = "PROTEGO"
 }

@@ -12,6 +12,9 @@ public struct VerificationConfiguration: Sendable {
     public var appListener: ListenerAddress
     /// Internal listener for submission and portal (`INTERNAL_PORT`, default 8011, on `INTERNAL_BIND_HOST`).
     public var internalListener: ListenerAddress
+    /// Listener for the health-authority systems that issue one-time codes of other app families (`ISSUER_PORT`,
+    /// default 8013, on `INTERNAL_BIND_HOST`): the families' own issuance endpoints, which apps never reach.
+    public var issuerListener: ListenerAddress
     /// The services allowed on the internal listener, each with its token (`INTERNAL_API_TOKENS`, required to serve).
     public var internalCallers: ServiceTokens?
     /// This service's token at test-result's internal listener (`TESTRESULT_API_TOKEN`, required to serve).
@@ -32,6 +35,13 @@ public struct VerificationConfiguration: Sendable {
     /// global allowance in burst and rate, so that one source alone never empties the global bucket.
     public var teleTANSourceFailureBurst: Int
     public var teleTANSourceFailuresPerHour: Int
+    /// The region each kind of one-time code is issued for (`COVIDSHIELD_REGION`, default `ON`; `PROTEGO_REGION`,
+    /// default `PL`): the portal's codes get it, and an issuer is bound to it unless added with another.
+    public var codeRegions: OneTimeCodeRegions
+    /// Failed redemptions of one-time codes allowed in a burst (`ONE_TIME_CODE_FAILURE_BURST`) and refilled per hour
+    /// (`ONE_TIME_CODE_FAILURES_PER_HOUR`), for all callers together, per code kind, in each replica.
+    public var codeFailureBurst: Int
+    public var codeFailuresPerHour: Int
     /// Proxies whose `X-Forwarded-For` is believed on the app listener (`TRUSTED_PROXIES`, addresses or CIDR ranges;
     /// default none: the connection's peer is the client).
     public var trustedProxies: [IPNetwork]
@@ -49,6 +59,8 @@ public struct VerificationConfiguration: Sendable {
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: Self.defaultManagementPort)
         appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
+        // 8012 is the management listener's.
+        issuerListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("ISSUER_PORT", default: 8013))
         internalCallers = try ServiceTokens.optional(settings)
         testResultToken = try ServiceTokens.callerToken(settings, variable: "TESTRESULT_API_TOKEN")
         testResultURL = try settings.url("TESTRESULT_URL", default: "http://localhost:8021")
@@ -92,6 +104,12 @@ public struct VerificationConfiguration: Sendable {
                 reason: "must be at most TELETAN_FAILURES_PER_HOUR (\(teleTANFailuresPerHour)), got \(teleTANSourceFailuresPerHour)"
             )
         }
+        codeRegions = OneTimeCodeRegions(
+            covidShield: try Self.region(settings, "COVIDSHIELD_REGION", default: "ON"),
+            proteGO: try Self.region(settings, "PROTEGO_REGION", default: "PL")
+        )
+        codeFailureBurst = try settings.int("ONE_TIME_CODE_FAILURE_BURST", default: 30, in: 1...1_000_000)
+        codeFailuresPerHour = try settings.int("ONE_TIME_CODE_FAILURES_PER_HOUR", default: 120, in: 1...100_000_000)
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
         for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where settings.raw(retired) != nil {
@@ -117,5 +135,13 @@ public struct VerificationConfiguration: Sendable {
         signingKeys = SigningKeySource(jwksURL: jwksURL, jwksBinding: jwksBinding, publicKeyFiles: keyFiles)
         jwksRefreshInterval = try settings.duration("JWKS_REFRESH_INTERVAL", default: .seconds(300), minimum: .seconds(10))
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+    }
+
+    private static func region(_ settings: Settings, _ variable: String, default defaultValue: String) throws(ConfigurationError) -> String {
+        let region = settings.string(variable, default: defaultValue)
+        guard OneTimeCodeRegions.isValid(region) else {
+            throw ConfigurationError(variable: variable, reason: "must be 1 to 16 letters, digits, '_' or '-', got '\(region)'")
+        }
+        return region
     }
 }

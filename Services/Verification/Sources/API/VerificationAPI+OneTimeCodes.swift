@@ -1,14 +1,125 @@
 import ExposureCore
+import Foundation
 import VerificationDomain
 
-// PLACEHOLDER until the one-time code store lands (branch `codes`): the contract in openapi/verification.yaml is
-// fixed so that the app-family adapters can be built against it. Must not reach main.
+/// The one-time codes of the other app families (openapi/verification.yaml, `/version/v1/codes`): issued for the
+/// portal with an officer's token, redeemed for the submission service's app-family adapters.
 extension VerificationAPI {
     func issueOneTimeCode(_ input: Operations.issueOneTimeCode.Input) async throws -> Operations.issueOneTimeCode.Output {
-        throw APIError.internalError("One-time codes are not built yet.")
+        guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        let kind = Self.kind(body.kind)
+        let officer: VerifiedOfficer
+        do {
+            officer = try await officers.officer(of: BearerToken.current)
+        } catch {
+            count("code_issue", "unauthorized")
+            throw APIError.unauthorized("A valid bearer token with the officer's roles is required.")
+        }
+        guard officer.roles.contains(kind.requiredRole) else {
+            count("code_issue", "missing_role")
+            throw APIError.unauthorized("The token does not carry the role \(kind.requiredRole) needed for \(kind.rawValue) codes.")
+        }
+        let region = codeRegions.region(of: kind)
+        if let asked = body.region, asked != region {
+            count("code_issue", "invalid")
+            throw APIError.badRequest("This deployment issues \(kind.rawValue) codes for the region \(region) only.", code: "unknown_region")
+        }
+        let now = clock.now()
+        let validUntil = now.adding(lifetimes.oneTimeCode(kind))
+        // Counted with the officer's teleTANs: the officer's counter first, then everyone's, and the new row, in one
+        // transaction, so a refused or failed request counts in neither.
+        let counters = [
+            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.officerScope(issuer: officer.issuer, subject: officer.subject), limit: rateLimit.perOfficer),
+            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.globalScope, limit: rateLimit.limit),
+        ]
+        switch try await codes.issue(
+            kind: kind, region: region, count: 1, now: now, validUntil: validUntil,
+            counters: counters, windowStart: rateLimit.windowStart(now: now), random: random
+        ) {
+        case .issued(let issued, let counts):
+            if rateLimit.decide(issuedInWindow: counts[1] - 1) == .allowedNearLimit {
+                logger.warning("teleTAN issuance above 80 % of the rate limit", metadata: ["limit": "\(rateLimit.limit)"])
+            }
+            codesIssued(kind.rawValue, "portal").increment()
+            count("code_issue", "issued")
+            return .created(.init(body: .json(.init(code: issued[0], kind: body.kind, region: region, validUntil: validUntil.epochSeconds))))
+        case .refused(let counter):
+            count("code_issue", "rate_limited")
+            throw refusal(counter: counter)
+        }
     }
 
     func redeemOneTimeCode(_ input: Operations.redeemOneTimeCode.Input) async throws -> Operations.redeemOneTimeCode.Output {
-        throw APIError.internalError("One-time codes are not built yet.")
+        guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
+        let kind = Self.kind(body.kind)
+        // A text that cannot be a code of the kind cannot be found: refused without a lookup, and without a token
+        // (it teaches nothing about any code).
+        guard let code = kind.normalized(body.code) else {
+            count("code_redeem", "refused")
+            throw unknownCode
+        }
+        // A guess pays before its lookup, so concurrent guesses get no more lookups than tokens; a right one is given
+        // back. No address is kept: the bucket is everyone's (per kind, in this replica).
+        let guesses = codeGuesses.bucket(for: kind)
+        guard guesses.tryTake() else {
+            count("code_redeem", "rate_limited")
+            countRateLimited("code_failures")
+            throw APIError.tooManyRequests("Too many wrong codes; try again later.")
+        }
+        let now = clock.now()
+        var uploadToken: String?
+        var mint: MintedTAN?
+        if kind == .proteGO {
+            // An opaque random TAN, stored as its SHA-256 like every TAN; its registration is a hash of random bytes.
+            let token = Codes.uuidV4(using: random)
+            uploadToken = token
+            mint = MintedTAN(
+                tanHash: SecretHash.sha256Hex(token), placeholderTokenHash: SecretHash.sha256Hex(random.bytes(count: 32)),
+                validUntil: now.adding(lifetimes.proteGOUploadToken)
+            )
+        }
+        let redeemed: RedeemedOneTimeCode?
+        do {
+            redeemed = try await codes.redeem(kind: kind, code: code, now: now, mint: mint)
+        } catch {
+            // No verdict: the guess taught nothing, so it costs nothing (a database outage drains no bucket).
+            guesses.giveBack()
+            throw error
+        }
+        guard let redeemed else {
+            count("code_redeem", "refused")
+            throw unknownCode
+        }
+        guesses.giveBack()
+        count("code_redeem", "valid")
+        return .ok(.init(body: .json(.init(region: redeemed.region, issuedAt: redeemed.issuedAt, uploadToken: uploadToken))))
+    }
+
+    /// Unknown, used and expired codes are one answer.
+    private var unknownCode: APIError {
+        APIError.notFound("The code is unknown, expired or already used.", code: "unknown_code")
+    }
+
+    static func kind(_ kind: Components.Schemas.OneTimeCodeKind) -> OneTimeCodeKind {
+        switch kind {
+        case .COVIDSHIELD: .covidShield
+        case .PROTEGO: .proteGO
+        }
+    }
+}
+
+/// The throttle on failed redemptions of one-time codes: one token bucket per kind, for all callers together (no
+/// address is known or kept), so that guessing one family's codes locks out nobody of another family.
+struct OneTimeCodeGuesses: Sendable {
+    private let buckets: [OneTimeCodeKind: TokenBucket]
+
+    init(capacity: Int, refillPerHour: Int, clock: any WallClock) {
+        buckets = Dictionary(uniqueKeysWithValues: OneTimeCodeKind.allCases.map {
+            ($0, TokenBucket(capacity: capacity, refillPerSecond: Double(refillPerHour) / 3600, clock: clock))
+        })
+    }
+
+    func bucket(for kind: OneTimeCodeKind) -> TokenBucket {
+        buckets[kind]!
     }
 }

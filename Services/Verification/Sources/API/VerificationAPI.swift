@@ -22,6 +22,11 @@ struct VerificationAPI: APIProtocol {
     let rateLimit: TeleTANRateLimit
     /// Wrong teleTAN guesses, per client address and for all together.
     let teleTANGuesses: GuessThrottle
+    /// The one-time codes of the other app families, the region each kind is issued for, and the throttle on wrong
+    /// ones (`VerificationAPI+OneTimeCodes`).
+    let codes: OneTimeCodeStore
+    let codeRegions: OneTimeCodeRegions
+    let codeGuesses: OneTimeCodeGuesses
     let latency: LatencyMatcher
     /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
     let tally: HourlyTally
@@ -29,11 +34,15 @@ struct VerificationAPI: APIProtocol {
     let random: any RandomSource
     let logger: Logger
     /// A refused guess is an app request's outcome too: tallied per hour like the others.
-    private func countRateLimited(_ limit: String) {
+    func countRateLimited(_ limit: String) {
         tally.count(.init("verification_rate_limited_last_hour", [("limit", limit)]))
     }
     private let teleTANsIssued = MetricHandles<Counter> { values in
         Counter(label: "verification_teletans_issued_total", dimensions: [("type", values[0])])
+    }
+    /// One-time codes issued, by kind and by who asked (`portal` or `issuer`).
+    let codesIssued = MetricHandles<Counter> { values in
+        Counter(label: "verification_one_time_codes_issued_total", dimensions: [("kind", values[0]), ("via", values[1])])
     }
 
     // MARK: App-facing
@@ -108,6 +117,9 @@ struct VerificationAPI: APIProtocol {
                     throw APIError.forbidden("The results for the test and for the date of birth differ.", code: "dob_mismatch")
                 }
                 result = combined
+            case .proteGO:
+                // Never a session's source: a redeemed PIN mints a TAN, not a registration.
+                throw unknownToken
             }
             return .ok(.init(body: .json(testResultResponse(result))))
         }
@@ -124,7 +136,7 @@ struct VerificationAPI: APIProtocol {
         }
         return try await real("tan", since: start) {
             let tokenHash = try tokenHash(body.registrationToken)
-            guard let session = try await sessions.session(tokenHash: tokenHash) else { throw unknownToken }
+            guard let session = try await sessions.session(tokenHash: tokenHash), session.source != .proteGO else { throw unknownToken }
             if session.source == .guid {
                 let result = try await lookUp(session)
                 guard let result, TestResultRules.allowsTAN(result.result) else {
@@ -251,7 +263,7 @@ struct VerificationAPI: APIProtocol {
     }
 
     /// The answer when the issuance counter at index `counter` (the officer's, then everyone's) is at its limit.
-    private func refusal(counter: Int) -> APIError {
+    func refusal(counter: Int) -> APIError {
         if counter == 0 {
             logger.notice("teleTAN limit of one officer reached", metadata: ["limit": "\(rateLimit.perOfficer)"])
             return APIError.tooManyRequests("Your limit of teleTANs per period is reached; try again later.")

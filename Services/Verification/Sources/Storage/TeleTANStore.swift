@@ -49,14 +49,9 @@ public struct TeleTANStore: Sendable {
         case notStored
     }
 
-    /// Counts one issuance in each counter of the window starting at `windowStart` and stores the new teleTAN's keyed
-    /// hash (with, for a request with an idempotency key, the key's hash and the sealed teleTAN), in one transaction:
-    /// all of it or nothing, so a refused or failed request counts nothing.
-    ///
-    /// Each count is one statement that inserts the window's row or adds one to it, unless it is at the limit
-    /// (`ON CONFLICT … DO UPDATE … WHERE issued < limit RETURNING`): the database gives a row to one statement at a
-    /// time, so concurrent issuances on any replica never count past a limit. The counters are always taken in the
-    /// same order, so two transactions never wait for each other's rows.
+    /// Counts one issuance in each counter of the window starting at `windowStart` (`count`) and stores the new
+    /// teleTAN's keyed hash (with, for a request with an idempotency key, the key's hash and the sealed teleTAN), in one
+    /// transaction: all of it or nothing, so a refused or failed request counts nothing.
     func issue(
         hash: KeyedSecretHash, type: TeleTANType, validUntil: Date, now: Date,
         request: (keyHash: String, sealedTeleTAN: String)?,
@@ -65,16 +60,11 @@ public struct TeleTANStore: Sendable {
         struct Undone: Error { let outcome: Issuance }
         do {
             let counts = try await database.transaction { connection in
-                var counts: [Int] = []
-                for (index, counter) in counters.enumerated() {
-                    guard let row = try await connection.raw("""
-                        INSERT INTO teletan_issuance_counts (scope, window_start, issued) VALUES (\(bind: counter.scope), \(bind: windowStart), 1)
-                        ON CONFLICT (scope, window_start) DO UPDATE SET issued = teletan_issuance_counts.issued + 1
-                        WHERE teletan_issuance_counts.issued < \(bind: counter.limit)
-                        RETURNING issued
-                        """).first()
-                    else { throw Undone(outcome: .refused(index)) }
-                    counts.append(try row.decode(column: "issued", as: Int.self))
+                let counts: [Int]
+                do {
+                    counts = try await Self.count(counters, windowStart: windowStart, on: connection)
+                } catch let full as CounterAtLimit {
+                    throw Undone(outcome: .refused(full.index))
                 }
                 // No conflict target: the primary key and the unique request key both end in DO NOTHING.
                 let stored = try await connection.raw("""
@@ -90,5 +80,33 @@ public struct TeleTANStore: Sendable {
         } catch let undone as Undone {
             return undone.outcome
         }
+    }
+
+    /// The counter at `index` of a `count` is at its limit; the transaction it ran in must be rolled back.
+    struct CounterAtLimit: Error {
+        let index: Int
+    }
+
+    /// Counts one issuance in each counter of the window starting at `windowStart`, on `connection` (in the caller's
+    /// transaction), and answers the counts after it; throws `CounterAtLimit` at the first counter at its limit. Every
+    /// code an officer issues counts here: teleTANs and the one-time codes of the other app families.
+    ///
+    /// Each count is one statement that inserts the window's row or adds one to it, unless it is at the limit
+    /// (`ON CONFLICT … DO UPDATE … WHERE issued < limit RETURNING`): the database gives a row to one statement at a
+    /// time, so concurrent issuances on any replica never count past a limit. The counters are always taken in the
+    /// same order, so two transactions never wait for each other's rows.
+    static func count(_ counters: [IssuanceCounter], windowStart: Int64, on connection: any SQLDatabase) async throws -> [Int] {
+        var counts: [Int] = []
+        for (index, counter) in counters.enumerated() {
+            guard let row = try await connection.raw("""
+                INSERT INTO teletan_issuance_counts (scope, window_start, issued) VALUES (\(bind: counter.scope), \(bind: windowStart), 1)
+                ON CONFLICT (scope, window_start) DO UPDATE SET issued = teletan_issuance_counts.issued + 1
+                WHERE teletan_issuance_counts.issued < \(bind: counter.limit)
+                RETURNING issued
+                """).first()
+            else { throw CounterAtLimit(index: index) }
+            counts.append(try row.decode(column: "issued", as: Int.self))
+        }
+        return counts
     }
 }

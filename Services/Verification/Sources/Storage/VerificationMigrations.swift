@@ -2,10 +2,11 @@ import ExposureCore
 
 /// The verification service's schema, in order. Never edit a released migration: add a new one.
 ///
-/// Every secret is stored hashed only: registration tokens and TANs as SHA-256 hex, teleTANs (short enough to try
-/// every value) as HMAC-SHA256 under a key the database never holds (a teleTAN kept for a repeat of its request is
-/// also stored sealed, under a key the database never holds either). Hashed GUIDs are already hashes (the
-/// app sends SHA-256 of the GUID) and are needed as they are to ask the test-result service.
+/// Every secret is stored hashed only: registration tokens, TANs and issuer tokens as SHA-256 hex, teleTANs and the
+/// one-time codes of other app families (short enough to try every value) as HMAC-SHA256 under a key the database
+/// never holds (a teleTAN kept for a repeat of its request is also stored sealed, under a key the database never
+/// holds either). Hashed GUIDs are already hashes (the app sends SHA-256 of the GUID) and are needed as they are to
+/// ask the test-result service.
 enum VerificationMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "create sessions, used keys, tans and teletans", sql: [
@@ -89,6 +90,33 @@ enum VerificationMigrations {
         Migration(version: 6, name: "let an upload reserve a TAN before spending it", sql: [
             "ALTER TABLE tans ADD COLUMN reserved_until BIGINT",
             "CREATE INDEX tans_redemption_key ON tans (redemption_key)",
+        ]),
+        // The one-time codes of the other app families (`OneTimeCodeStore`): HMAC-SHA256 under the teleTAN keys of the
+        // kind and the code, with the key's id, so that a copy of the database alone cannot confirm a guess; kind,
+        // region, issue time and end, and when it was redeemed. And the health-authority systems that issue them
+        // (`IssuerStore`): a name, the kind and region their codes get, the SHA-256 of their bearer token.
+        Migration(version: 7, name: "store the one-time codes of other app families and their issuers", sql: [
+            """
+            CREATE TABLE one_time_codes (
+                code_hash TEXT PRIMARY KEY,
+                hash_key_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                region TEXT NOT NULL,
+                issued_at BIGINT NOT NULL,
+                valid_until BIGINT NOT NULL,
+                redeemed_at BIGINT
+            )
+            """,
+            "CREATE INDEX one_time_codes_valid_until ON one_time_codes (valid_until)",
+            """
+            CREATE TABLE code_issuers (
+                name TEXT PRIMARY KEY,
+                token_hash TEXT NOT NULL UNIQUE,
+                kind TEXT NOT NULL,
+                region TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
         ]),
     ]
 

@@ -4,7 +4,8 @@ import SQLKit
 import VerificationDomain
 
 /// The hourly clean-up: sessions and TANs after 21 days, expired teleTANs (once out of the rate-limit window),
-/// used keys after 60 days. Guarded so that one replica does it per round.
+/// used keys after 60 days, the one-time codes of other app families once expired. Guarded so that one replica does
+/// it per round.
 public struct VerificationRetention: Sendable {
     let database: Database
     let lifetimes: Lifetimes
@@ -31,6 +32,11 @@ public struct VerificationRetention: Sendable {
                     DELETE FROM teletans WHERE valid_until < \(bind: timestamp) AND created_at < \(bind: teleTANCutoff) RETURNING type
                     """).all().count,
                 "used_keys": try await connection.raw("DELETE FROM used_keys WHERE used_at < \(bind: usedKeyCutoff) RETURNING used_at").all().count,
+                // Dead codes of the other app families, used or not: an expired code answers as an unknown one, and a
+                // used one could not be redeemed again anyway. (Their issuance counts in `teletan_issuance_counts`.)
+                "one_time_codes": try await connection.raw("""
+                    DELETE FROM one_time_codes WHERE valid_until < \(bind: timestamp) RETURNING kind
+                    """).all().count,
                 // Counters of windows that ended: only the current window's are read.
                 "teletan_issuance_counts": try await connection.raw("""
                     DELETE FROM teletan_issuance_counts WHERE window_start < \(bind: teleTANCutoff) RETURNING scope
