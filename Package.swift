@@ -260,6 +260,7 @@ let package = Package(
         "CovidShieldAPI",
         "VerificationClient",
         "SubmissionLemon",
+        "SubmissionProteGO",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ])
@@ -281,6 +282,21 @@ let package = Package(
             ],
             path: "Services/Submission/Lemon",
             resources: [.copy("Data")],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // The ProteGO Safe family's edge on the submission service (issue #50): its own OpenAPI document and handlers,
+        // over the submission rules; the service registers it on its app listener and gives it the shared intake.
+        .target(
+            name: "SubmissionProteGO",
+            dependencies: [
+                "SubmissionDomain", "ExposureCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ],
+            path: "Services/Submission/ProteGO",
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
@@ -354,7 +370,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
-            "Submission", "SubmissionDomain", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
+            "Submission", "SubmissionDomain", "SubmissionProteGO", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
             "ExposureProtocol", "ExposureNaCl", "ExposureStack", "ExposureTestSupport", "SubmissionLemon",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -43,6 +43,10 @@ final class VerificationStandIn: @unchecked Sendable {
     }
 
     func useCodeClock(_ clock: any WallClock) { lock.withLock { codeClock = clock } }
+    /// ProteGO PINs not yet redeemed.
+    private var pins: Set<String> = []
+    /// While set, failed PIN redemptions are answered 429 (verification's throttle).
+    private var throttlePINs = false
 
     /// A new TAN that verification will let one upload spend.
     func issue(teleTANType: String? = nil) -> String {
@@ -50,6 +54,17 @@ final class VerificationStandIn: @unchecked Sendable {
         lock.withLock { tans[tan] = TAN(teleTANType: teleTANType) }
         return tan
     }
+
+    /// A new ProteGO PIN that one redemption (`/version/v1/codes/redeem`) turns into an upload TAN.
+    func issuePIN() -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        let pin = "A1" + String((0..<4).map { _ in alphabet.randomElement()! })
+        lock.withLock { _ = pins.insert(pin) }
+        return pin
+    }
+
+    /// Unknown PINs are answered 429 from now on (or again 404).
+    func throttleFailedRedemptions(_ on: Bool) { lock.withLock { throttlePINs = on } }
 
     /// How many requests arrived (a batch is one).
     var callCount: Int { lock.withLock { calls } }
@@ -128,8 +143,13 @@ final class VerificationStandIn: @unchecked Sendable {
         }
     }
 
-    /// Spends a live CovidShield code (404 `unknown_code` for anything else), as verification's contract says.
+    /// `redeemOneTimeCode` as verification answers it, for either kind; called under the lock.
     private func redeem(_ body: [String: Any]) -> Response {
+        body["kind"] as? String == "PROTEGO" ? redeemPIN(body) : redeemCovidShield(body)
+    }
+
+    /// Spends a live CovidShield code (404 `unknown_code` for anything else), as verification's contract says.
+    private func redeemCovidShield(_ body: [String: Any]) -> Response {
         let code = body["code"] as? String ?? ""
         guard body["kind"] as? String == "COVIDSHIELD", let entry = codes[code], !entry.spent,
               codeClock.now().epochSeconds < entry.issuedAt + 600
@@ -140,6 +160,20 @@ final class VerificationStandIn: @unchecked Sendable {
         codes[code]?.spent = true
         let buffer = ByteBuffer(string: #"{"region":"\#(entry.region)","issuedAt":\#(entry.issuedAt)}"#)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
+    }
+
+    /// `redeemOneTimeCode` for kind PROTEGO: the PIN is spent and a TAN minted, as verification does.
+    private func redeemPIN(_ body: [String: Any]) -> Response {
+        let code = body["code"] as? String ?? ""
+        guard pins.remove(code) != nil else {
+            let status: HTTPResponse.Status = throttlePINs ? .tooManyRequests : .notFound
+            let json = #"{"error":"\#(throttlePINs ? "rate_limited" : "unknown_code")","message":"no"}"#
+            return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+        }
+        let tan = Codes.uuidV4(using: SystemRandomSource())
+        tans[tan] = TAN(teleTANType: nil)
+        let json = #"{"region":"PL","issuedAt":1591016400,"uploadToken":"\#(tan)"}"#
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 
     private func reserve(_ tan: String, key: String) -> String {

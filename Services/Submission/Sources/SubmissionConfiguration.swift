@@ -36,6 +36,8 @@ public struct SubmissionConfiguration: Sendable {
     public var covidShield: CovidShieldConfiguration
     /// The LEMON tracing-app API on the app listener (`LEMON_ENABLED`, default off; `LemonConfiguration`).
     public var lemon: LemonConfiguration
+    /// The ProteGO Safe adapter (`PROTEGO_*`).
+    public var protego: ProteGOConfiguration
 
     /// - Parameter serveExportsByDefault: whether `SERVE_EXPORTS` defaults to on (the all-in-one launcher).
     public init(_ settings: Settings, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
@@ -88,6 +90,7 @@ public struct SubmissionConfiguration: Sendable {
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
         covidShield = try CovidShieldConfiguration(settings)
         lemon = try LemonConfiguration(settings)
+        protego = try ProteGOConfiguration(settings)
     }
 }
 

@@ -7,6 +7,7 @@ import OpenAPIRuntime
 import ServiceLifecycle
 import SubmissionDomain
 import SubmissionLemon
+import SubmissionProteGO
 
 /// The submission service: diagnosis keys in, with a TAN spent at verification in two phases; recovery of uploads
 /// left pending; retention of stored keys.
@@ -47,12 +48,16 @@ public enum SubmissionService {
             baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
             http: http, logger: logger
         )
-        let api = SubmissionAPI(
-            validator: SubmissionValidator(rules: configuration.rules),
+        let intake = KeyIntake(
             store: store,
             reservations: reservations,
             redemptionKeys: RedemptionKeyDeriver(secret: redemptionSecret),
             padding: KeyPadding(multiplier: configuration.keyPaddingMultiplier),
+            environment: environment
+        )
+        let api = SubmissionAPI(
+            validator: SubmissionValidator(rules: configuration.rules),
+            intake: intake,
             latency: latency ?? LatencyMatcher(random: environment.random),
             metrics: SubmissionMetrics(tally: tally),
             maxBodyBytes: configuration.maxBodyBytes,
@@ -66,10 +71,14 @@ public enum SubmissionService {
         ]
         let distributor: Distributor
         let covidShield: CovidShieldHandlers
+        // The app families' one-time codes are verification's: one client spends them for every adapter.
+        let codes = OneTimeCodes(
+            baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
+            http: http, logger: logger
+        )
         do {
             covidShield = try await makeCovidShieldHandlers(
-                configuration, database: database, store: store, http: http, verificationToken: verificationToken,
-                tally: tally, environment: environment
+                configuration, database: database, store: store, codes: codes, tally: tally, environment: environment
             )
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
             // The CovidShield family on the same listener: its app has one base URL for what it sends.
@@ -81,13 +90,21 @@ public enum SubmissionService {
             try await LemonFamily.register(
                 on: router, configuration: configuration.lemon, database: database, maxBodyBytes: configuration.maxBodyBytes, environment: environment
             )
-            distributor = try makeDistributor(configuration.distribution, database: database, logger: logger)
+            // The ProteGO Safe family on the same listener: its own document and envelopes, the same intake.
+            try ProteGOAdapter(
+                codes: codes, intake: intake, rules: configuration.protego.rules(riskMapping: configuration.rules.riskMapping),
+                tally: tally, environment: environment
+            ).register(on: router)
+            distributor = try makeDistributor(configuration, database: database, logger: logger)
         } catch {
             await http.shutdown()
             throw error
         }
         if configuration.distribution.serveExports {
-            ExportFileRoutes.register(on: router, root: configuration.distribution.exportDirectory)
+            ExportFileRoutes.register(
+                on: router, root: configuration.distribution.exportDirectory,
+                protegoRoot: configuration.protego.exports ? configuration.protego.exportPath : nil
+            )
         }
 
         let retention = PeriodicJob(name: "submission.retention", interval: configuration.retentionInterval, logger: logger) {
@@ -137,8 +154,8 @@ public enum SubmissionService {
 
     /// The CovidShield adapter's handlers, with the secrets it keeps in `service_secrets` when the operator set none.
     static func makeCovidShieldHandlers(
-        _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, http: DownstreamHTTPClient,
-        verificationToken: String, tally: HourlyTally, environment: ServiceEnvironment
+        _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, codes: OneTimeCodes,
+        tally: HourlyTally, environment: ServiceEnvironment
     ) async throws -> CovidShieldHandlers {
         let settings = configuration.covidShield
         func generated(_ name: String) async throws -> [UInt8] {
@@ -163,10 +180,7 @@ public enum SubmissionService {
             homeCountry: configuration.rules.homeCountry,
             keyPairs: CovidShieldKeyPairStore(database: database),
             keys: store,
-            codes: OneTimeCodes(
-                baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
-                http: http, logger: environment.logger
-            ),
+            codes: codes,
             sealer: CovidShieldSecretSealer(key: encryptionKey),
             retrieval: CovidShieldRetrievalRules(hmacKey: hmacKey),
             metrics: CovidShieldMetrics(tally: tally),
@@ -174,13 +188,51 @@ public enum SubmissionService {
         )
     }
 
-    static func makeDistributor(_ configuration: DistributionConfiguration, database: Database, logger: Logger) throws -> Distributor {
+    /// The distribution job with its outputs: the CWA tree and, unless turned off, the ProteGO download format.
+    static func makeDistributor(_ service: SubmissionConfiguration, database: Database, logger: Logger) throws -> Distributor {
+        let configuration = service.distribution
         let key = try SigningKeyFile.load(configured: configuration.signingKeyFile, developmentPath: configuration.developmentKeyPath, logger: logger)
         let signer = ExportSigner(
             privateKey: key,
             signatureInfo: ExportSigner.signatureInfo(appBundleID: configuration.appBundleID, keyVersion: configuration.keyVersion, keyID: configuration.keyID)
         )
-        return Distributor(configuration: configuration, database: database, signer: signer, logger: logger)
+        var distributor = Distributor(configuration: configuration, database: database, signer: signer, logger: logger)
+        if service.protego.exports {
+            distributor.protego = try makeProteGOOutput(service, database: database, logger: logger)
+        }
+        return distributor
+    }
+
+    /// The ProteGO output: the region's keys, its own signing key and key id, the CWA expiry and batch rules.
+    static func makeProteGOOutput(_ service: SubmissionConfiguration, database: Database, logger: Logger) throws -> ProteGOExportOutput {
+        let protego = service.protego, distribution = service.distribution
+        let key = try SigningKeyFile.load(
+            configured: protego.signingKeyFile, developmentPath: protego.developmentKeyPath, variable: "PROTEGO_SIGNING_KEY_FILE", logger: logger
+        )
+        return ProteGOExportOutput(
+            region: protego.region,
+            store: ProteGOExportStore(database: database, region: protego.region),
+            signer: ExportSigner(
+                privateKey: key,
+                signatureInfo: ExportSigner.signatureInfo(appBundleID: protego.appBundleID, keyVersion: protego.keyVersion, keyID: protego.keyID)
+            ),
+            layout: protego.layout,
+            planner: ProteGOExportPlanner(
+                expiry: ExpiryPolicy(delayMinutes: Int64(distribution.expiryDelayMinutes)),
+                batches: ExportBatches(maxKeysPerFile: distribution.maxKeysPerFile),
+                retentionDays: Int64(distribution.dailyRetentionDays)
+            ),
+            lookbackDays: distribution.lookbackDays
+        )
+    }
+
+    /// The public key of the ProteGO region's export signing key, in PEM (creates the development key when none is
+    /// configured).
+    public static func protegoExportPublicKeyPEM(_ configuration: SubmissionConfiguration, logger: Logger) throws -> String {
+        let protego = configuration.protego
+        return try SigningKeyFile.load(
+            configured: protego.signingKeyFile, developmentPath: protego.developmentKeyPath, variable: "PROTEGO_SIGNING_KEY_FILE", logger: logger
+        ).publicKey.pemRepresentation
     }
 
     /// `submission-service distribute`: one distribution run (skipped when another replica is running one).
@@ -188,7 +240,7 @@ public enum SubmissionService {
         let environment = environment.named(name)
         let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
         do {
-            let distributor = try makeDistributor(configuration.distribution, database: database, logger: environment.logger)
+            let distributor = try makeDistributor(configuration, database: database, logger: environment.logger)
             let report = try await distributor.runExclusively(now: environment.clock.now())
             await database.shutdown()
             return report

@@ -67,7 +67,7 @@ public struct OpenAPIErrorMiddleware: ServerMiddleware {
     }
 
     /// Names the field and the kind of problem, never the value that was sent.
-    static func describe(_ error: DecodingError) -> String {
+    public static func describe(_ error: DecodingError) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             let components = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
             return components.isEmpty ? "body" : components.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")

@@ -12,10 +12,7 @@ struct SubmissionAPI: APIProtocol {
     static let endpoint = "POST /version/v1/diagnosis-keys"
 
     let validator: SubmissionValidator
-    let store: DiagnosisKeyStore
-    let reservations: TANReservations
-    let redemptionKeys: RedemptionKeyDeriver
-    let padding: KeyPadding
+    let intake: KeyIntake
     let latency: LatencyMatcher
     let metrics: SubmissionMetrics
     let maxBodyBytes: Int
@@ -44,7 +41,7 @@ struct SubmissionAPI: APIProtocol {
             if case .application_x_hyphen_protobuf(let stream) = input.body {
                 _ = try? await [UInt8](collecting: stream, upTo: maxBodyBytes)
             }
-            let reservations = self.reservations, random = environment.random
+            let reservations = intake.reservations, random = environment.random
             await latency.releaseFake(endpoint: Self.endpoint, since: start, decoy: { await reservations.decoy(random: random) })
             return .ok(.init())
         }
@@ -57,11 +54,8 @@ struct SubmissionAPI: APIProtocol {
         return .ok(.init())
     }
 
-    /// A real submission: parse and validate, reserve the TAN, store the keys as pending, confirm the reservation
-    /// (which spends the TAN), publish the keys. Returns what to count and, when the request failed, the error to
-    /// answer. Whatever fails, either the keys are published with the TAN spent, or the TAN is usable again once the
-    /// reservation is released or its lease runs out (docs/reliability.md); `PendingUploadRecovery` settles an
-    /// upload this request could not finish.
+    /// A real submission: parse and validate, then the two phases of `KeyIntake`. Returns what to count and, when
+    /// the request failed, the error to answer.
     private func submit(_ body: Operations.submitDiagnosisKeys.Input.Body, tan: String) async -> (SubmissionTally, APIError?) {
         let bytes: [UInt8]
         do {
@@ -79,72 +73,21 @@ struct SubmissionAPI: APIProtocol {
         } catch {
             return (SubmissionTally(outcome: .invalidPayload), .badRequest(error.message, code: error.reason.rawValue))
         }
-        // The upload's name at verification: the same TAN with the same keys is the same upload (a retry).
-        let reservation = redemptionKeys.key(for: tan, keys: submission.keys)
-
-        // 1. Reserve: nothing is spent yet.
-        if case .failure(let refused) = await reserve(tan: tan, reservation: reservation) {
-            return (refused.tally, refused.error)
-        }
-        // 2. Store the keys as pending, in a transaction of their own.
-        let outcome: StoreOutcome
-        do {
-            let companions = padding.companions(for: submission.keys, random: environment.random)
-            outcome = try await store.storePending(submission.keys, padding: companions, reservation: reservation, submittedAt: now)
-        } catch {
-            environment.logger.error("storing keys failed", metadata: ["error": "\(type(of: error))"])
-            // Nothing of this upload can be published, so its TAN is given back at once: the app's retry (with other
-            // keys, too) need not wait for the lease. Should the release fail, the lease runs out by itself.
-            _ = try? await reservations.release(keys: [reservation], expiredOnly: false)
-            return (SubmissionTally(outcome: .failed), .dependencyUnavailable("database"))
-        }
-        // 3. Confirm: verification spends the TAN, if the lease still runs.
-        let confirmed: Bool
-        do {
-            confirmed = try await reservations.confirm(key: reservation)
-        } catch {
-            // Spent or not, we cannot tell: the keys stay pending and the recovery job settles them with verification.
-            return (SubmissionTally(outcome: .failed), .dependencyUnavailable("verification service"))
-        }
-        guard confirmed else {
-            // The lease ran out before the keys were stored (a stall): nothing was spent. The app tries again.
-            _ = try? await store.discard(reservation: reservation)
-            return (SubmissionTally(outcome: .failed), Self.leaseLapsed)
-        }
-        // 4. Publish. The TAN is spent, so the keys will be published whatever happens here: a failure leaves them to
-        // the recovery job, which finds the reservation confirmed. The app is told 200 either way.
-        do {
-            try await store.publish(reservation: reservation)
-        } catch {
-            environment.logger.warning("publishing confirmed keys failed; the recovery job will", metadata: ["error": "\(type(of: error))"])
-        }
-        var dropped = submission.dropped
-        dropped[.alreadyStored, default: 0] += submission.keys.count - outcome.inserted
-        return (SubmissionTally(outcome: .real, keysStored: outcome.inserted, paddingKeysStored: outcome.paddingInserted, dropped: dropped), nil)
-    }
-
-    /// The first phase: succeeds when the TAN is held for this upload (or was spent by it before: a repeat).
-    private func reserve(tan: String, reservation: String) async -> Result<Void, RefusedUpload> {
-        let answer: TANReservation
-        do {
-            answer = try await reservations.reserve(tan: tan, key: reservation)
-        } catch {
-            // No answer that can be used (`DownstreamError`, logged where it happened): nothing was reserved or stored.
-            return .failure(RefusedUpload(SubmissionTally(outcome: .failed), .dependencyUnavailable("verification service")))
-        }
-        switch answer {
-        case .refused:
-            return .failure(RefusedUpload(SubmissionTally(outcome: .invalidTAN), Self.invalidTAN))
+        switch await intake.upload(submission.keys, tan: tan, now: now) {
+        case .stored(let inserted, let paddingInserted):
+            var dropped = submission.dropped
+            dropped[.alreadyStored, default: 0] += submission.keys.count - inserted
+            return (SubmissionTally(outcome: .real, keysStored: inserted, paddingKeysStored: paddingInserted, dropped: dropped), nil)
+        case .refusedTAN:
+            return (SubmissionTally(outcome: .invalidTAN), Self.invalidTAN)
+        case .eventTAN:
+            return (SubmissionTally(outcome: .invalidTAN), Self.eventTAN)
         case .busy(let retryAfter):
-            return .failure(RefusedUpload(SubmissionTally(outcome: .failed), Self.tanInUse(retryAfter: retryAfter)))
-        case .reserved(forEvent: true):
-            // An event teleTAN entitles a host warning, not key submission: refused, and given back unspent.
-            _ = try? await reservations.release(keys: [reservation], expiredOnly: false)
-            return .failure(RefusedUpload(SubmissionTally(outcome: .invalidTAN), Self.eventTAN))
-        case .confirmed(forEvent: true):
-            return .failure(RefusedUpload(SubmissionTally(outcome: .invalidTAN), Self.eventTAN))
-        case .reserved(forEvent: false), .confirmed(forEvent: false):
-            return .success(())
+            return (SubmissionTally(outcome: .failed), Self.tanInUse(retryAfter: retryAfter))
+        case .lapsed:
+            return (SubmissionTally(outcome: .failed), Self.leaseLapsed)
+        case .unavailable(let dependency):
+            return (SubmissionTally(outcome: .failed), .dependencyUnavailable(dependency))
         }
     }
 
@@ -159,16 +102,5 @@ struct SubmissionAPI: APIProtocol {
             .serviceUnavailable, code: "tan_in_use",
             message: "Another upload with this TAN is in progress; try again in \(max(1, retryAfter.components.seconds)) seconds."
         )
-    }
-}
-
-/// A real upload answered before its keys were stored: what to count and what to answer.
-private struct RefusedUpload: Error {
-    let tally: SubmissionTally
-    let error: APIError
-
-    init(_ tally: SubmissionTally, _ error: APIError) {
-        self.tally = tally
-        self.error = error
     }
 }

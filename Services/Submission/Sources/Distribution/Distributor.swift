@@ -14,6 +14,9 @@ public struct DistributionReport: Sendable, Equatable {
     public var filesWritten = 0
     public var filesAlreadyPublished = 0
     public var foldersRemoved = 0
+    /// The ProteGO output's new zips and the keys it published (docs/protego.md).
+    public var protegoFilesWritten = 0
+    public var protegoKeysPublished = 0
 }
 
 /// One distribution run: read the keys still waiting and those of the files to write, plan the hours not yet
@@ -30,6 +33,8 @@ public struct Distributor: Sendable {
     let signer: ExportSigner
     let tree: any ExportTreeStore
     let logger: Logger
+    /// The ProteGO download format, written after the CWA tree by the same run (nil: not written).
+    var protego: ProteGOExportOutput?
 
     /// - Parameter tree: where to publish; by default where the configuration says (`EXPORT_DIR` or `EXPORT_S3_*`).
     public init(configuration: DistributionConfiguration, database: Database, signer: ExportSigner, tree: (any ExportTreeStore)? = nil, logger: Logger) {
@@ -82,11 +87,17 @@ public struct Distributor: Sendable {
         let state = try await store.state(now: now, placedHours: planner.hoursToRead(now: now, publishedFiles: published))
         let plan = try await NIOThreadPool.singleton.runIfActive { planner.plan(state, now: now, publishedFiles: published) }
         try await store.record(plan.placements, plannedThroughHour: plan.plannedThroughHour)
-        let report = try await publish(plan, keysRead: state.keyCount)
+        var report = try await publish(plan, keysRead: state.keyCount)
+        if let protego {
+            let written = try await protego.run(now: now, tree: tree)
+            report.protegoFilesWritten = written.filesWritten
+            report.protegoKeysPublished = written.keysPublished
+        }
         logger.info("distribution run finished", metadata: [
             "tree": "\(tree.location)",
             "read": "\(report.keysRead)", "pending": "\(report.keysPending)", "written": "\(report.filesWritten)",
             "kept": "\(report.filesAlreadyPublished)", "removed": "\(report.foldersRemoved)",
+            "protegoWritten": "\(report.protegoFilesWritten)",
             "duration": "\(ContinuousClock.now - start)",
         ])
         return report

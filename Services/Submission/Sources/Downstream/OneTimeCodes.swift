@@ -8,8 +8,9 @@ import VerificationClient
 /// generated from `openapi/verification.yaml`. Codes are verification's: this service never stores or logs one.
 struct OneTimeCodes: Sendable {
     enum Outcome: Sendable, Equatable {
-        /// Spent now; the region it was issued for, and when (unix seconds).
-        case redeemed(region: String, issuedAt: Int64)
+        /// Spent now; the region it was issued for, when (unix seconds), and the upload credential minted with it
+        /// for the kinds that have one (ProteGO).
+        case redeemed(region: String, issuedAt: Int64, uploadToken: String?)
         /// Unknown, used or expired: the same answer in each case.
         case unknown
         /// Verification throttles failed redemptions (all callers together); the code was not judged.
@@ -17,7 +18,7 @@ struct OneTimeCodes: Sendable {
     }
 
     private let client: Client
-    private let call: DownstreamCall
+    let call: DownstreamCall
 
     init(baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger) {
         // One attempt: a redemption is not safe to repeat. A retry after an answer lost on the way would find the code
@@ -32,14 +33,14 @@ struct OneTimeCodes: Sendable {
         call = DownstreamCall(service: "verification service", logger: logger)
     }
 
-    /// Throws `DownstreamError` when verification gives no usable answer.
-    func redeemCovidShield(_ code: String) async throws -> Outcome {
-        let body = VerificationClient.Components.Schemas.OneTimeCodeRedemption(kind: .COVIDSHIELD, code: code)
+    /// Spends `code` of `kind`. Throws `DownstreamError` when verification gives no usable answer.
+    func redeem(_ kind: VerificationClient.Components.Schemas.OneTimeCodeKind, code: String) async throws -> Outcome {
+        let body = VerificationClient.Components.Schemas.OneTimeCodeRedemption(kind: kind, code: code)
         let (output, status) = try await call.send { try await client.redeemOneTimeCode(body: .json(body)) }
         switch output {
         case .ok(let ok):
             let answer = try ok.body.json
-            return .redeemed(region: answer.region, issuedAt: answer.issuedAt)
+            return .redeemed(region: answer.region, issuedAt: answer.issuedAt, uploadToken: answer.uploadToken)
         case .notFound: return .unknown
         case .tooManyRequests: return .throttled
         default: throw call.unexpected(status: status)

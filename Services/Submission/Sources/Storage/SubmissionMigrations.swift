@@ -74,6 +74,25 @@ enum SubmissionMigrations {
                 "CREATE TABLE covidshield_bound_app_keys (app_key_hash \(bytes) PRIMARY KEY, bound_at BIGINT NOT NULL)",
             ]
         }),
+        Migration(version: 7, name: "record the ProteGO download files and the keys in them", statements: { _ in
+            [
+                // NULL until a distribution run puts the key into a ProteGO file: then that file's publication time
+                // (unix seconds, the first number of its name). Independent of `published_hour`, the CWA tree's.
+                "ALTER TABLE diagnosis_keys ADD COLUMN protego_published_at BIGINT",
+                "CREATE INDEX diagnosis_keys_protego ON diagnosis_keys (origin_country, protego_published_at)",
+                // One row per run that published keys for a region: its files are `<published_at>-00001.zip` up to
+                // `-<files>.zip`, written again from the keys recorded here if one is lost.
+                """
+                CREATE TABLE protego_exports (
+                    region TEXT NOT NULL,
+                    published_at BIGINT NOT NULL,
+                    files INTEGER NOT NULL,
+                    key_count INTEGER NOT NULL,
+                    PRIMARY KEY (region, published_at)
+                )
+                """,
+            ]
+        }),
         Migration(version: 8, name: "create the LEMON family's devices, surveys and statistics", statements: { dialect in
             let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
             return [

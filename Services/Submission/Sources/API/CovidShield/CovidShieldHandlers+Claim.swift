@@ -35,8 +35,8 @@ extension CovidShieldHandlers {
             if try await keyPairs.isBound(appPublicKey: request.appPublicKey) { throw CovidShieldClaimRejection.appKeyBound }
             guard request.codeIsPlausible else { throw CovidShieldClaimRejection.invalidCode }
             let region: String, issuedAt: Int64
-            switch try await codes.redeemCovidShield(request.oneTimeCode) {
-            case .redeemed(let answeredRegion, let answeredIssuedAt): (region, issuedAt) = (answeredRegion, answeredIssuedAt)
+            switch try await codes.redeem(.COVIDSHIELD, code: request.oneTimeCode) {
+            case .redeemed(let answeredRegion, let answeredIssuedAt, _): (region, issuedAt) = (answeredRegion, answeredIssuedAt)
             case .unknown: throw CovidShieldClaimRejection.invalidCode
             case .throttled: throw CovidShieldClaimRejection.throttled
             }

@@ -35,7 +35,7 @@ public struct ObjectStoreTreeWriter: ExportTreeStore {
     public func publish(_ path: String, _ data: Data, immutable: Bool) async throws -> Bool {
         if immutable, try await isPublished(path) { return false }
         try await client.put(key(path), Array(data), headers: [
-            ("content-type", ExportFileHeaders.contentType(of: data)),
+            ("content-type", ExportFileHeaders.contentType(of: data, path: path)),
             ("cache-control", ExportFileHeaders.cacheControl(immutable: immutable)),
         ])
         return true

@@ -3,18 +3,21 @@ import ExposureCore
 import Foundation
 import Logging
 
-/// The export signing key: a PEM P-256 private key from `SIGNING_KEY_FILE`, or, when none is configured, a
-/// development key generated on first start beside the data (and reused after), whose public key is logged.
+/// An export signing key: a PEM P-256 private key from `SIGNING_KEY_FILE` (or a region's own setting, such as
+/// `PROTEGO_SIGNING_KEY_FILE`), or, when none is configured, a development key generated on first start beside the
+/// data (and reused after), whose public key is logged.
 public enum SigningKeyFile {
-    public static func load(configured: String?, developmentPath: String, logger: Logger) throws -> P256.Signing.PrivateKey {
+    public static func load(
+        configured: String?, developmentPath: String, variable: String = "SIGNING_KEY_FILE", logger: Logger
+    ) throws -> P256.Signing.PrivateKey {
         if let configured {
             guard let pem = try? String(contentsOfFile: configured, encoding: .utf8) else {
-                throw ConfigurationError(variable: "SIGNING_KEY_FILE", reason: "names \(configured), which cannot be read")
+                throw ConfigurationError(variable: variable, reason: "names \(configured), which cannot be read")
             }
             do {
                 return try P256.Signing.PrivateKey(pemRepresentation: pem)
             } catch {
-                throw ConfigurationError(variable: "SIGNING_KEY_FILE", reason: "names \(configured), which is not a PEM P-256 private key")
+                throw ConfigurationError(variable: variable, reason: "names \(configured), which is not a PEM P-256 private key")
             }
         }
         if let pem = try? String(contentsOfFile: developmentPath, encoding: .utf8), let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
@@ -27,7 +30,7 @@ public enum SigningKeyFile {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: developmentPath])
         }
         logger.warning(
-            "no SIGNING_KEY_FILE: generated a development export signing key; phones must be given its public key",
+            "no \(variable): generated a development export signing key; phones must be given its public key",
             metadata: ["file": "\(developmentPath)", "publicKey": "\(key.publicKey.pemRepresentation.replacingOccurrences(of: "\n", with: " "))"]
         )
         return key

@@ -1,0 +1,103 @@
+import ExposureRules
+import Foundation
+
+/// The rules of Google's exposure-notifications-server (v1alpha1 publish, June 2020), which ProteGO Safe's backend
+/// forwarded its uploads to unchanged, applied to a `ProteGOUpload` (design sheet protego.md, "Semantics").
+///
+/// Unlike the CWA rules, ENS refuses a whole upload for a key that is too old or in the future rather than dropping
+/// the key, and it does not require keys to start at UTC midnight; both are kept, because the apps were built against
+/// them. Every refusal happens before the token is used.
+public struct ProteGOUploadValidator: Sendable {
+    public struct Rules: Sendable {
+        /// The region the keys are published for (`PROTEGO_REGION`, default PL): the only value `regions` may hold,
+        /// and the keys' origin country.
+        public var region: String
+        public var attestation: ProteGOAttestationPolicy
+        public var riskMapping: TransmissionRiskMapping
+
+        public init(region: String = "PL", attestation: ProteGOAttestationPolicy = .ignore, riskMapping: TransmissionRiskMapping = .standard) {
+            self.region = region
+            self.attestation = attestation
+            self.riskMapping = riskMapping
+        }
+    }
+
+    /// ENS's `MaxKeysOnPublish` default.
+    public static let maxKeys = 15
+    public static let keyLength = 16
+    public static let rollingPeriods: ClosedRange<Int32> = 1...144
+    public static let transmissionRisks: ClosedRange<Int32> = 0...8
+    /// ENS's `MaxIntervalAge`: a key may start at most 360 hours before the upload.
+    public static let maxKeyAge: Int64 = 360 * 3600
+    /// The apps' keys are test-confirmed: the CWA store's PCR submission type and CONFIRMED_TEST report type.
+    public static let submissionType: Int32 = 0
+    public static let reportType: Int32 = 1
+
+    public let rules: Rules
+
+    public init(rules: Rules) {
+        self.rules = rules
+    }
+
+    /// The keys to store, in the order sent.
+    public func validate(_ upload: ProteGOUpload, now: Date) throws(ProteGORejection) -> [DiagnosisKey] {
+        guard (1...Self.maxKeys).contains(upload.keys.count) else {
+            throw ProteGORejection(.keyCount, "An upload holds 1 to \(Self.maxKeys) temporaryExposureKeys.")
+        }
+        for region in upload.regions where region.uppercased() != rules.region {
+            throw ProteGORejection(.region, "regions may only hold \(rules.region).")
+        }
+        if rules.attestation == .requirePresence, !upload.hasDeviceAttestation {
+            throw ProteGORejection(.attestationMissing, "deviceVerificationPayload is required.")
+        }
+        let currentInterval = now.epochSeconds / 600
+        let oldestInterval = (now.epochSeconds - Self.maxKeyAge + 599) / 600
+        var keys: [DiagnosisKey] = []
+        for (index, sent) in upload.keys.enumerated() {
+            guard let data = Data(base64Encoded: sent.key), data.count == Self.keyLength else {
+                throw ProteGORejection(.keyData, "temporaryExposureKeys[\(index)].key must be base64 of 16 bytes.")
+            }
+            guard Self.rollingPeriods.contains(sent.rollingPeriod) else {
+                throw ProteGORejection(.rollingPeriod, "temporaryExposureKeys[\(index)].rollingPeriod must be between 1 and 144.")
+            }
+            guard Self.transmissionRisks.contains(sent.transmissionRisk) else {
+                throw ProteGORejection(.transmissionRisk, "temporaryExposureKeys[\(index)].transmissionRisk must be between 0 and 8.")
+            }
+            let start = Int64(sent.rollingStartNumber)
+            guard start >= oldestInterval else {
+                throw ProteGORejection(.rollingStart, "temporaryExposureKeys[\(index)].rollingStartNumber is older than 360 hours.")
+            }
+            guard start <= currentInterval else {
+                throw ProteGORejection(.rollingStart, "temporaryExposureKeys[\(index)].rollingStartNumber is in the future.")
+            }
+            keys.append(DiagnosisKey(
+                keyData: data,
+                rollingStartIntervalNumber: sent.rollingStartNumber,
+                rollingPeriod: sent.rollingPeriod,
+                transmissionRiskLevel: sent.transmissionRisk,
+                // ENS knows no days since onset; the mapping's value for the level lets v2 phones weigh the key as v1
+                // phones do (level 0, which the CWA range lacks, takes level 1's).
+                daysSinceOnsetOfSymptoms: rules.riskMapping.daysSinceOnset(forRiskLevel: max(1, sent.transmissionRisk)),
+                reportType: Self.reportType,
+                originCountry: rules.region,
+                visitedCountries: [],
+                consentToFederation: upload.interoperabilityEnabled,
+                submissionType: Self.submissionType
+            ))
+        }
+        try Self.checkNoOverlap(keys)
+        return keys
+    }
+
+    /// ENS's check: sorted by start, every key starts at or after the end of the one before (the same key twice
+    /// overlaps itself).
+    static func checkNoOverlap(_ keys: [DiagnosisKey]) throws(ProteGORejection) {
+        var nextStart = Int64.min
+        for key in keys.sorted(by: { $0.rollingStartIntervalNumber < $1.rollingStartIntervalNumber }) {
+            guard Int64(key.rollingStartIntervalNumber) >= nextStart else {
+                throw ProteGORejection(.overlappingKeys, "temporaryExposureKeys must not overlap in time.")
+            }
+            nextStart = Int64(key.rollingStartIntervalNumber) + Int64(key.rollingPeriod)
+        }
+    }
+}
