@@ -31,6 +31,13 @@ PYTHON
 )"
 VERIFICATION=${ports[0]} VERIFICATION_INTERNAL=${ports[1]} TESTRESULT=${ports[2]} TESTRESULT_INTERNAL=${ports[3]}
 SUBMISSION=${ports[4]} PORTAL=${ports[5]} VERIFICATION_ISSUER=${ports[10]}
+# The LEMON API is off unless configured: the fuzzed suite turns it on with keys made for the run.
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$data/lemon-encryption.pem" 2>/dev/null
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$data/lemon-signing.pem" 2>/dev/null
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$data/lemon-jwt.pem" 2>/dev/null
+SUBMISSION_LEMON_ENABLED=1 SUBMISSION_LEMON_APPID_HASH_KEYS="k1:$(openssl rand -base64 32)" \
+    SUBMISSION_LEMON_ENCRYPTION_KEY_FILE="$data/lemon-encryption.pem" SUBMISSION_LEMON_SIGNING_KEY_FILE="$data/lemon-signing.pem" \
+    SUBMISSION_LEMON_JWT_KEY_FILE="$data/lemon-jwt.pem" \
 DATA_DIR="$data" LOG_LEVEL=error \
     VERIFICATION_PORT=$VERIFICATION VERIFICATION_INTERNAL_PORT=$VERIFICATION_INTERNAL VERIFICATION_MANAGEMENT_PORT=${ports[6]} \
     VERIFICATION_ISSUER_PORT=$VERIFICATION_ISSUER \
@@ -75,6 +82,10 @@ run testresult.yaml "$TESTRESULT_INTERNAL" --include-tag internal -H "X-Service-
 run submission.yaml "$SUBMISSION" --phases coverage
 # The CovidShield adapter on the same listener: protobuf bodies as above; its path parameters are fuzzed in full.
 run covidshield.yaml "$SUBMISSION"
+# The ProteGO Safe adapter's JSON endpoints, in full.
+run protego.yaml "$SUBMISSION"
+# The LEMON API: without a device's token most operations answer 401, which the fuzzer checks as documented.
+run lemon.yaml "$SUBMISSION"
 # The issuer listener with one issuer of each kind, made in the suite's database as an operator makes them, so that
 # the fuzzer gets past authentication (each request carries both tokens; each endpoint reads its own).
 issuer() {

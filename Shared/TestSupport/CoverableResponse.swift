@@ -25,6 +25,12 @@ extension TestResponse: CoverableResponse {
             return
         }
         #expect(header("Content-Type")?.hasPrefix("application/json") == true, "\(request) \(status): not JSON", sourceLocation: sourceLocation)
+        // A Firebase callable's error (the ProteGO Safe family): `{"error": {"message": "…", "status": "<CODE>"}}`.
+        if let callable = json["error"] as? [String: Any] {
+            #expect((callable["status"] as? String)?.isEmpty == false, "\(request) \(status): no status in \(text)", sourceLocation: sourceLocation)
+            #expect(callable["message"] is String, "\(request) \(status): no message in \(text)", sourceLocation: sourceLocation)
+            return
+        }
         #expect((json["error"] as? String)?.isEmpty == false, "\(request) \(status): no error code in \(text)", sourceLocation: sourceLocation)
         #expect(json["message"] is String, "\(request) \(status): no message in \(text)", sourceLocation: sourceLocation)
     }

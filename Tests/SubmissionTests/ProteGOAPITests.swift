@@ -40,7 +40,7 @@ import Testing
             let pin = harness.verification.issuePIN()
             // Apps send the PIN as typed; it is compared upper-cased.
             let first = try await harness.client.postJSON(ProteGOPayloads.accessTokenPath, ["data": ["code": pin.lowercased()]])
-            #expect(first.status == 200, "\(first.text)")
+            Covers.status(200, of: "POST /getAccessToken", first)
             #expect(first.json.count == 1)
             let token = try #require((first.json["result"] as? [String: Any])?["accessToken"] as? String)
             // Opaque: not a JWT that carries the PIN.
@@ -48,6 +48,7 @@ import Testing
             #expect(!token.uppercased().contains(pin))
             let again = try await harness.client.postJSON(ProteGOPayloads.accessTokenPath, ["data": ["code": pin]])
             again.expectCallableError(404, "NOT_FOUND", message: "Invalid code")
+            Covers.status(404, of: "POST /getAccessToken", again)
         }
     }
 
@@ -69,10 +70,12 @@ import Testing
             harness.verification.throttleFailedRedemptions(true)
             let response = try await harness.client.postJSON(ProteGOPayloads.accessTokenPath, ["data": ["code": "ZZ99ZZ"]])
             response.expectCallableError(429, "RESOURCE_EXHAUSTED")
+            Covers.status(429, of: "POST /getAccessToken", response)
             // Verification unreachable or failing: not a 404 either, so the app tries again later.
             harness.verification.failNext([.internalServerError], on: "redeem")
             let failing = try await harness.client.postJSON(ProteGOPayloads.accessTokenPath, ["data": ["code": "ZZ99ZZ"]])
             failing.expectCallableError(503, "UNAVAILABLE")
+            Covers.status(503, of: "POST /getAccessToken", failing)
         }
     }
 
@@ -96,6 +99,7 @@ import Testing
             form.expectCallableError(400, "INVALID_ARGUMENT", message: "Bad Request")
             let get = try await client.get(ProteGOPayloads.accessTokenPath)
             get.expectCallableError(400, "INVALID_ARGUMENT", message: "Bad Request")
+            Covers.status(400, of: "POST /getAccessToken", form)
             let getUpload = try await client.get(ProteGOPayloads.uploadPath)
             getUpload.expectCallableError(400, "INVALID_ARGUMENT")
             // None of them spent the PIN.
@@ -113,7 +117,7 @@ import Testing
             let token = try await token(harness)
             let now = harness.clock.now()
             let response = try await upload(harness, ProteGOPayloads.iOS(keys: [ProteGOPayloads.key(1, now: now)], token: token))
-            #expect(response.status == 200, "\(response.text)")
+            Covers.status(200, of: "POST /uploadDiagnosisKeys", response)
             #expect(response.text == #"{"result":""}"#)
             let rows = try await stored(harness)
             #expect(rows.count == 1)
@@ -124,6 +128,7 @@ import Testing
             // Spent: the same token again (even with the same keys) is refused.
             let reuse = try await upload(harness, ProteGOPayloads.iOS(keys: [ProteGOPayloads.key(2, now: now)], token: token))
             reuse.expectCallableError(401, "UNAUTHENTICATED", message: "")
+            Covers.status(401, of: "POST /uploadDiagnosisKeys", reuse)
         }
     }
 
@@ -175,6 +180,7 @@ import Testing
             harness.verification.failNext([.internalServerError], on: "reserve")
             let failed = try await upload(harness, body)
             failed.expectCallableError(503, "UNAVAILABLE")
+            Covers.status(503, of: "POST /uploadDiagnosisKeys", failed)
             #expect(!harness.verification.isSpent(token))
             // Android retries with the same token and payload.
             let retry = try await upload(harness, body)
@@ -223,6 +229,7 @@ import Testing
             otherRegion["data"] = data
             let region = try await upload(harness, otherRegion)
             region.expectCallableError(400, "INVALID_ARGUMENT")
+            Covers.status(400, of: "POST /uploadDiagnosisKeys", region)
             // Fields the publish body of the time did not have: refused, in `data` and at the top.
             var unknownInData = ProteGOPayloads.iOS(keys: [key(12)], token: token)
             data = unknownInData["data"] as! [String: Any]
@@ -244,8 +251,10 @@ import Testing
             let padding = String(repeating: "A", count: 64_000)
             let large = try await harness.client.postRaw(ProteGOPayloads.uploadPath, Array(#"{"data":{"platform":"\#(padding)"}}"#.utf8))
             large.expectCallableError(413, "INVALID_ARGUMENT")
+            Covers.status(413, of: "POST /uploadDiagnosisKeys", large)
             let text = try await harness.client.postRaw(ProteGOPayloads.uploadPath, Array("{}".utf8), contentType: "text/plain")
             text.expectCallableError(415, "INVALID_ARGUMENT")
+            Covers.status(415, of: "POST /uploadDiagnosisKeys", text)
 
             // Verification was never asked; the token still uploads.
             #expect(harness.verification.callCount("reserve") == 0)
