@@ -18,20 +18,22 @@ fi
 EXAMPLES=${EXAMPLES:-100}
 
 swift build --product exposure-suite >&2
+swift build --product verification-service >&2
 data=$(mktemp -d /tmp/fuzz-api.XXXXXX)
 # Every listener on a free port, so that a suite running on the default ports (or another run) is left alone.
 read -r -a ports <<<"$(python3 - <<'PYTHON'
 import socket
-sockets = [socket.socket() for _ in range(10)]
+sockets = [socket.socket() for _ in range(11)]
 for s in sockets:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in sockets))
 PYTHON
 )"
 VERIFICATION=${ports[0]} VERIFICATION_INTERNAL=${ports[1]} TESTRESULT=${ports[2]} TESTRESULT_INTERNAL=${ports[3]}
-SUBMISSION=${ports[4]} PORTAL=${ports[5]}
+SUBMISSION=${ports[4]} PORTAL=${ports[5]} VERIFICATION_ISSUER=${ports[10]}
 DATA_DIR="$data" LOG_LEVEL=error \
     VERIFICATION_PORT=$VERIFICATION VERIFICATION_INTERNAL_PORT=$VERIFICATION_INTERNAL VERIFICATION_MANAGEMENT_PORT=${ports[6]} \
+    VERIFICATION_ISSUER_PORT=$VERIFICATION_ISSUER \
     TESTRESULT_PORT=$TESTRESULT TESTRESULT_INTERNAL_PORT=$TESTRESULT_INTERNAL TESTRESULT_MANAGEMENT_PORT=${ports[7]} \
     SUBMISSION_PORT=$SUBMISSION SUBMISSION_MANAGEMENT_PORT=${ports[8]} PORTAL_PORT=$PORTAL PORTAL_MANAGEMENT_PORT=${ports[9]} \
     "$(swift build --show-bin-path)/exposure-suite" >"$data/suite.log" 2>&1 &
@@ -71,4 +73,12 @@ run testresult.yaml "$TESTRESULT_INTERNAL" --include-tag internal -H "X-Service-
 # schemathesis cannot generate protobuf bodies: submission gets the coverage phase (headers, sizes, missing and
 # malformed bodies); its payload rules are covered by the Swift tests.
 run submission.yaml "$SUBMISSION" --phases coverage
+# The issuer listener with one issuer of each kind, made in the suite's database as an operator makes them, so that
+# the fuzzer gets past authentication (each request carries both tokens; each endpoint reads its own).
+issuer() {
+    DATABASE_URL="sqlite://$data/verification.db" TELETAN_HASH_KEYS_FILE="$data/teletan-hash-keys" LOG_LEVEL=error \
+        "$(swift build --show-bin-path)/verification-service" issuers add --name "$1" --kind "$2" | grep -o 'iss_[A-Za-z0-9_-]*'
+}
+run verification.yaml "$VERIFICATION_ISSUER" --include-tag issuer \
+    -H "Authorization: Bearer $(issuer fuzz-covidshield covidshield)" -H "api-token: $(issuer fuzz-protego protego)"
 exit $status

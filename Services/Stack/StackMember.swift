@@ -1,3 +1,6 @@
+import ExposureCore
+import Verification
+
 /// One of the four services, as a stack starts them: in this order, because each calls only those before it
 /// (verification calls test-result; submission and the portal call verification).
 public enum StackMember: String, CaseIterable, Sendable, Comparable {
@@ -23,6 +26,17 @@ public enum StackMember: String, CaseIterable, Sendable, Comparable {
 
     /// Whether other services call this one, on its internal listener (`INTERNAL_PORT`).
     public var hasInternalListener: Bool { self == .testResult || self == .verification }
+
+    /// Every listener the service opens: the variable that sets its port, and its name (the key of the ports a
+    /// runner answers): the public one, the internal one, verification's issuer listener for health-authority
+    /// systems (`ISSUER_PORT`), and the management listener.
+    public var listeners: [(variable: String, name: String)] {
+        var listeners = [(variable: "PORT", name: publicListener)]
+        if hasInternalListener { listeners.append((variable: "INTERNAL_PORT", name: "internal")) }
+        if self == .verification { listeners.append((variable: "ISSUER_PORT", name: VerificationService.issuerListener)) }
+        listeners.append((variable: "MANAGEMENT_PORT", name: ManagementRouter.listenerName))
+        return listeners
+    }
 
     public static func < (lhs: StackMember, rhs: StackMember) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -7,7 +7,7 @@ public protocol StackRunner: Sendable {
     func preparePortalKey(variables: [String: String]) async throws -> String
 
     /// Starts `member` with `variables` and returns once it answers, with the port of each of its listeners by
-    /// name (`StackMember.publicListener`, `internal`, `management`).
+    /// name (`StackMember.listeners`).
     func start(_ member: StackMember, variables: [String: String]) async throws -> [String: Int]
 
     /// Stops `member` gracefully: requests in flight finish.

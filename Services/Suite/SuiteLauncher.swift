@@ -74,6 +74,7 @@ enum SuiteLauncher {
         let rows: [(String, String, String)] = [
             ("verification", "apps", "http://\(host):\(stack.port(.verification, "app"))"),
             ("verification", "internal", stack.url(.verification, "internal")),
+            ("verification", "issuers", stack.url(.verification, VerificationService.issuerListener)),
             ("verification", "management", stack.url(.verification, ManagementRouter.listenerName)),
             ("test-result", "labs", "http://\(host):\(stack.port(.testResult, "lab"))"),
             ("test-result", "internal", stack.url(.testResult, "internal")),

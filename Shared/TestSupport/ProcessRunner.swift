@@ -94,9 +94,7 @@ public final class ProcessRunner: StackRunner {
     ) -> (environment: [String: String], ports: [String: Int]) {
         var environment = environment
         var ports: [String: Int] = [:]
-        let listeners = [("PORT", member.publicListener), ("MANAGEMENT_PORT", ManagementRouter.listenerName)]
-            + (member.hasInternalListener ? [("INTERNAL_PORT", "internal")] : [])
-        for (variable, listener) in listeners {
+        for (variable, listener) in member.listeners {
             let given = keepingGiven ? environment[variable].flatMap(Int.init).flatMap { $0 == 0 ? nil : $0 } : nil
             let port = given ?? ServiceProcess.freePort()
             environment[variable] = "\(port)"

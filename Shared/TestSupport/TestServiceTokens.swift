@@ -15,6 +15,8 @@ public enum TestServiceTokens {
     /// What `TestServices.settings` puts under a test's own settings.
     public static let serviceDefaults: [String: String] = [
         "MANAGEMENT_PORT": "0",
+        // Verification's issuer listener, which a test reaches through the port it was given.
+        "ISSUER_PORT": "0",
         "INTERNAL_API_TOKENS": internalAPITokens,
         "VERIFICATION_API_TOKEN": submission,
         "TESTRESULT_API_TOKEN": verification,

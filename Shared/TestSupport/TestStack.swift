@@ -49,7 +49,7 @@ public enum TestStack {
                 dataDirectory: directory.path,
                 variables: Dictionary(uniqueKeysWithValues: members.map { member in
                     // Free ports: the stack wires each member to the ports the ones before it were given.
-                    (member, member.hasInternalListener ? ["PORT": "0", "INTERNAL_PORT": "0"] : ["PORT": "0"])
+                    (member, Dictionary(uniqueKeysWithValues: member.listeners.map { ($0.variable, "0") }))
                 })
             )
             try configure(&plan)

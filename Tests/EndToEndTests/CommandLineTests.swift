@@ -10,6 +10,8 @@ import Testing
     static let commands: [(String, [String])] = [
         ("verification-service", []), ("verification-service", ["serve"]), ("verification-service", ["migrate"]),
         ("verification-service", ["healthcheck"]), ("testresult-service", ["healthcheck"]), ("submission-service", ["healthcheck"]),
+        ("verification-service", ["issuers"]), ("verification-service", ["issuers", "add"]), ("verification-service", ["issuers", "list"]),
+        ("verification-service", ["issuers", "remove"]),
         ("portal-service", ["healthcheck"]),
         ("testresult-service", []), ("testresult-service", ["serve"]), ("testresult-service", ["migrate"]),
         ("testresult-service", ["labs"]), ("testresult-service", ["labs", "add"]), ("testresult-service", ["labs", "add-cert"]),
@@ -107,6 +109,10 @@ import Testing
         ("portal-service", ["signing-key", "extra"]),
         ("portal-service", ["--database-url", "sqlite::memory:", "users", "list"]),
         ("verification-service", ["serve", "-x"]),
+        ("verification-service", ["issuers"]),
+        ("verification-service", ["issuers", "add", "--name", "ha"]),
+        ("verification-service", ["issuers", "remove"]),
+        ("verification-service", ["issuers", "add", "--name", "ha", "--kind", "lemon"]),
         ("exposure-suite", ["--database-url", "sqlite::memory:"]),
         ("exposure-suite", ["demo", "--frobnicate"]),
     ])
@@ -143,6 +149,29 @@ import Testing
         let portal = try ServiceProcess.capture("portal-service", ["users", "list", "--bcrypt-cost", "99"], environment: scratch.environment)
         #expect(portal.status == 2)
         #expect(portal.standardError == "portal-service: invalid configuration: BCRYPT_COST must be between 4 and 31, got 99\n")
+    }
+
+    /// `verification-service issuers` as an operator runs it: `add` prints the token once, `list` shows the issuer
+    /// without it, a wrong kind is a usage error, `remove` removes.
+    @Test func issuersAreAddedListedAndRemoved() throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        var environment = scratch.environment
+        environment["TELETAN_HASH_KEYS"] = "k1:" + Data(repeating: 7, count: 32).base64EncodedString()
+        let added = try ServiceProcess.capture("verification-service", ["issuers", "add", "--name", "ontario-ha", "--kind", "covidshield"], environment: environment)
+        try #require(added.status == 0, "\(added.standardError)")
+        #expect(added.standardOutput.contains("Issuer ontario-ha can now issue COVIDSHIELD codes for region ON"))
+        let token = try #require(added.standardOutput.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("iss_") })
+        let listed = try ServiceProcess.capture("verification-service", ["issuers", "list", "--json"], environment: environment)
+        #expect(listed.status == 0)
+        #expect(listed.standardOutput.contains(#""name":"ontario-ha""#) && !listed.standardOutput.contains(token))
+        let wrong = try ServiceProcess.capture("verification-service", ["issuers", "add", "--name", "x", "--kind", "lemon"], environment: environment)
+        #expect(wrong.status == 64)
+        #expect(wrong.standardError.contains("covidshield or protego"), "\(wrong.standardError)")
+        let removed = try ServiceProcess.capture("verification-service", ["issuers", "remove", "--name", "ontario-ha"], environment: environment)
+        #expect(removed.status == 0 && removed.standardOutput == "Removed issuer ontario-ha.\n")
+        let empty = try ServiceProcess.capture("verification-service", ["issuers", "list"], environment: environment)
+        #expect(empty.standardOutput == "No issuers.\n")
     }
 
     /// `labs list --json` prints one JSON document whose rows are the table's; the table is unchanged.

@@ -46,7 +46,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: data) }
         var environment = ["DATA_DIR": data.path, "LOG_LEVEL": "error", "PORTAL_BCRYPT_COST": "4"]
         for variable in [
-            "VERIFICATION_PORT", "VERIFICATION_INTERNAL_PORT", "VERIFICATION_MANAGEMENT_PORT", "TESTRESULT_PORT", "TESTRESULT_INTERNAL_PORT",
+            "VERIFICATION_PORT", "VERIFICATION_INTERNAL_PORT", "VERIFICATION_ISSUER_PORT", "VERIFICATION_MANAGEMENT_PORT", "TESTRESULT_PORT", "TESTRESULT_INTERNAL_PORT",
             "TESTRESULT_MANAGEMENT_PORT", "SUBMISSION_PORT", "SUBMISSION_MANAGEMENT_PORT", "PORTAL_PORT", "PORTAL_MANAGEMENT_PORT",
         ] {
             environment[variable] = "\(ServiceProcess.freePort())"

@@ -6,6 +6,7 @@ import ExposureTestSupport
 import Foundation
 import JWTKit
 import SQLKit
+import Testing
 @testable import TestResult
 @testable import Verification
 @testable import VerificationDomain
@@ -15,6 +16,8 @@ import SQLKit
 struct VerificationHarness {
     let app: TestHTTPClient
     let `internal`: TestHTTPClient
+    /// The issuer listener, as health-authority systems call it.
+    let issuer: TestHTTPClient
     let management: TestHTTPClient
     let lab: TestHTTPClient
     let labKey: String
@@ -57,6 +60,7 @@ struct VerificationHarness {
                 try await body(VerificationHarness(
                     app: stack.client(.verification, VerificationService.appListener),
                     internal: stack.client(.verification, VerificationService.internalListener),
+                    issuer: stack.client(.verification, VerificationService.issuerListener),
                     management: stack.management(.verification),
                     lab: stack.client(.testResult, TestResultService.labListener),
                     labKey: labKey,
@@ -82,6 +86,7 @@ struct VerificationHarness {
             try await body(VerificationHarness(
                 app: await TestServices.client(running, VerificationService.name, VerificationService.appListener),
                 internal: await TestServices.client(running, VerificationService.name, VerificationService.internalListener),
+                issuer: await TestServices.client(running, VerificationService.name, VerificationService.issuerListener),
                 management: await TestServices.management(running, VerificationService.name),
                 lab: lab, labKey: labKey, clock: clock, database: database, officerKey: officerKey,
                 variables: variables.merging(extra) { $1 }
@@ -92,7 +97,7 @@ struct VerificationHarness {
     /// The same services through `http` (say, a client with fifty connections for a race: `withManyConnections`).
     func using(_ http: HTTPClient) -> VerificationHarness {
         VerificationHarness(
-            app: app.using(http), internal: self.internal.using(http), management: management, lab: lab.using(http), labKey: labKey,
+            app: app.using(http), internal: self.internal.using(http), issuer: issuer.using(http), management: management, lab: lab.using(http), labKey: labKey,
             clock: clock, database: database, officerKey: officerKey, variables: variables
         )
     }
@@ -177,6 +182,19 @@ struct VerificationHarness {
         let response = try await issueCode(kind, token: try await officerToken(roles: ["c19hotline"]))
         precondition(response.status == 201, "code issuance failed: \(response.status) \(response.text)")
         return response.json["code"] as! String
+    }
+
+    /// `verification-service issuers …` against this verification's database, as an operator runs it.
+    func issuers(_ words: [String]) async throws -> String {
+        let configuration = try VerificationConfiguration(TestServices.settings(variables))
+        return try await VerificationAdmin.issuers(words, configuration: configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
+    }
+
+    /// Adds an issuer with `issuers add` and answers its token (the line of the output that holds it).
+    func addIssuer(_ name: String, kind: String, region: String? = nil) async throws -> String {
+        let output = try await issuers(["add", "--name", name, "--kind", kind] + (region.map { ["--region", $0] } ?? []))
+        let token = output.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix(IssuerToken.prefix) }
+        return String(try #require(token))
     }
 
     /// Redeems a code as the submission service's adapters do.

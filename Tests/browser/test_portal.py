@@ -94,6 +94,7 @@ class Services:
             "DATABASE_URL": f"sqlite://{workdir}/verification.db",
             "PORT": str(self.app_port),
             "INTERNAL_PORT": str(self.internal_port),
+            "ISSUER_PORT": str(free_port()),
             "MANAGEMENT_PORT": str(free_port()),
             "INTERNAL_API_TOKENS": f"portal={token}",
             "TESTRESULT_API_TOKEN": secrets.token_hex(32),

@@ -12,6 +12,9 @@ public struct VerificationConfiguration: Sendable {
     public var appListener: ListenerAddress
     /// Internal listener for submission and portal (`INTERNAL_PORT`, default 8011, on `INTERNAL_BIND_HOST`).
     public var internalListener: ListenerAddress
+    /// Listener for the health-authority systems that issue one-time codes of other app families (`ISSUER_PORT`,
+    /// default 8013, on `INTERNAL_BIND_HOST`): the families' own issuance endpoints, which apps never reach.
+    public var issuerListener: ListenerAddress
     /// The services allowed on the internal listener, each with its token (`INTERNAL_API_TOKENS`, required to serve).
     public var internalCallers: ServiceTokens?
     /// This service's token at test-result's internal listener (`TESTRESULT_API_TOKEN`, required to serve).
@@ -56,6 +59,8 @@ public struct VerificationConfiguration: Sendable {
         common = try CommonSettings(settings, defaultDatabase: "sqlite://data/verification.db", managementPort: Self.defaultManagementPort)
         appListener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8010))
         internalListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("INTERNAL_PORT", default: 8011))
+        // 8012 is the management listener's.
+        issuerListener = ListenerAddress(host: common.internalBindHost, port: try settings.port("ISSUER_PORT", default: 8013))
         internalCallers = try ServiceTokens.optional(settings)
         testResultToken = try ServiceTokens.callerToken(settings, variable: "TESTRESULT_API_TOKEN")
         testResultURL = try settings.url("TESTRESULT_URL", default: "http://localhost:8021")

@@ -10,11 +10,13 @@ import VerificationDomain
 
 /// The verification service: registration tokens, test results and TANs for the apps (app listener); TAN
 /// verification, teleTAN issuance and the one-time codes of the other app families for the submission service and the
-/// portal (internal listener).
+/// portal (internal listener); the other families' code issuance for health-authority systems (issuer listener).
 public enum VerificationService {
     public static let name = "verification"
     public static let appListener = "app"
     public static let internalListener = "internal"
+    /// The listener of the health-authority systems that issue one-time codes (`IssuerAPI`).
+    public static let issuerListener = "issuer"
     static let internalPaths: Set<String> = [
         "/version/v1/tan/verify", "/version/v1/tans/verify", "/version/v1/tans/reserve", "/version/v1/tans/confirm",
         "/version/v1/tans/release", "/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/codes/redeem",
@@ -35,6 +37,7 @@ public enum VerificationService {
         let tally = HourlyTally(clock: environment.clock)
         // Codes people type are stored under the teleTAN keys; nothing of before keyed hashes needs the legacy form.
         let codeHashes = TypedSecretHasher(keys: configuration.teleTANHashKeys, acceptsLegacy: false)
+        let codes = OneTimeCodeStore(database: database, hasher: codeHashes)
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat, lease: lifetimes.tanReservation),
@@ -59,7 +62,7 @@ public enum VerificationService {
                     clock: environment.clock
                 )
             ),
-            codes: OneTimeCodeStore(database: database, hasher: codeHashes),
+            codes: codes,
             codeRegions: configuration.codeRegions,
             codeGuesses: OneTimeCodeGuesses(
                 capacity: configuration.codeFailureBurst, refillPerHour: configuration.codeFailuresPerHour, clock: environment.clock
@@ -88,6 +91,17 @@ public enum VerificationService {
             middlewares: middlewares
         )
 
+        // The families' own issuance endpoints, in their own wire formats (not OpenAPI-generated: their errors are
+        // plain text and Firebase's callable errors, not this service's JSON errors).
+        let issuerRouter = Router(context: BasicRequestContext.self)
+        issuerRouter.add(middleware: RequestMetricsMiddleware(service: name))
+        issuerRouter.add(middleware: JSONErrorMiddleware())
+        issuerRouter.addLivenessRoute()
+        IssuerAPI(
+            issuers: IssuerStore(database: database), codes: codes, lifetimes: lifetimes, codesIssued: api.codesIssued,
+            clock: environment.clock, random: environment.random, logger: logger
+        ).register(on: issuerRouter)
+
         let retention = VerificationRetention(database: database, lifetimes: lifetimes, rateLimitWindow: configuration.teleTANRateLimit.window)
         var jobs: [any Service] = [
             tally.job(service: name, logger: logger),
@@ -113,6 +127,10 @@ public enum VerificationService {
                 ),
                 HTTPListener(
                     name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name,
+                    logger: logger, limits: configuration.common.listenerLimits
+                ),
+                HTTPListener(
+                    name: issuerListener, address: configuration.issuerListener, router: issuerRouter, serviceName: name,
                     logger: logger, limits: configuration.common.listenerLimits
                 ),
                 ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger),

@@ -7,7 +7,10 @@ public struct VerificationCommand: AsyncParsableCommand {
         commandName: "verification-service",
         abstract: "Registration tokens, test results, TANs and teleTANs.",
         version: ExposureSuite.version,
-        subcommands: [ServeCommand<VerificationService>.self, MigrateCommand<VerificationService>.self, HealthcheckCommand<VerificationService>.self],
+        subcommands: [
+            ServeCommand<VerificationService>.self, MigrateCommand<VerificationService>.self, HealthcheckCommand<VerificationService>.self,
+            IssuersCommand.self,
+        ],
         defaultSubcommand: ServeCommand<VerificationService>.self
     )
 
@@ -15,7 +18,7 @@ public struct VerificationCommand: AsyncParsableCommand {
 }
 
 extension VerificationService: ServiceDefinition {
-    public static let serveAbstract = "Migrate the database and serve the app-facing and internal listeners."
+    public static let serveAbstract = "Migrate the database and serve the app-facing, internal and issuer listeners."
     public static func configuration(_ settings: Settings) throws -> VerificationConfiguration { try VerificationConfiguration(settings) }
 }
 

@@ -1,0 +1,75 @@
+import ExposureCore
+import Foundation
+import VerificationDomain
+
+/// The operator's work on code issuers, behind `verification-service issuers add|list|remove` (the command types are
+/// in Commands/). Each returns what the command prints.
+public enum VerificationAdmin {
+    /// `issuers …` given as words (`["add", "--name", "ha-1", "--kind", "covidshield"]`), parsed as the executable
+    /// parses them, against the configured database.
+    public static func issuers(_ words: [String], configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {
+        let action = try IssuersCommand.parse(words: words, as: (any IssuersAction).self)
+        return try await withStore(configuration, environment: environment) {
+            try await action.output(store: $0, configuration: configuration, environment: environment)
+        }
+    }
+
+    /// Opens the configured database for one command and closes it again.
+    static func withStore<Output>(
+        _ configuration: VerificationConfiguration,
+        environment: ServiceEnvironment,
+        _ body: (IssuerStore) async throws -> Output
+    ) async throws -> Output {
+        try await Database.withOpened(configuration.common, migrator: VerificationMigrations.migrator, environment: environment.named(VerificationService.name)) { database in
+            try await body(IssuerStore(database: database))
+        }
+    }
+
+    static func add(
+        name: String, kind kindName: String, region: String?, store: IssuerStore, configuration: VerificationConfiguration,
+        environment: ServiceEnvironment
+    ) async throws -> String {
+        guard CodeIssuer.isValidName(name) else { throw UsageError("an issuer's name has 1 to 64 letters, digits, '-', '_' or '.'") }
+        guard let kind = OneTimeCodeKind(rawValue: kindName.uppercased()) else {
+            throw UsageError("--kind is covidshield or protego, got '\(kindName)'")
+        }
+        let region = region ?? configuration.codeRegions.region(of: kind)
+        guard OneTimeCodeRegions.isValid(region) else { throw UsageError("a region has 1 to 16 letters, digits, '_' or '-'") }
+        let token = IssuerToken.generate(using: environment.random)
+        guard try await store.add(CodeIssuer(name: name, kind: kind, region: region), tokenHash: IssuerToken.hash(token), now: environment.clock.now()) else {
+            throw UsageError("an issuer named \(name) exists; remove it first to give it a new token")
+        }
+        let port = configuration.issuerListener.port
+        let usage = switch kind {
+        case .covidShield: "POST http://<verification>:\(port)/new-key-claim with the header\n  Authorization: Bearer \(token)"
+        case .proteGO: "POST http://<verification>:\(port)/generateCode and /generateCodesBatch with the header\n  api-token: \(token)"
+        }
+        return """
+            Issuer \(name) can now issue \(kind.rawValue) codes for region \(region): \(usage)
+            This token is shown only once; store it in the issuing system's secret store.
+            """
+    }
+
+    static func list(store: IssuerStore, output: ListOutputOptions) async throws -> String {
+        let rows = try await store.list()
+        return try output.render(IssuerList(issuers: rows.map(IssuerList.Issuer.init))) {
+            guard !rows.isEmpty else { return "No issuers." }
+            let lines = rows.map { row in
+                let issuer = IssuerList.Issuer(row)
+                return "\(issuer.name)\t\(issuer.kind)\t\(issuer.region)\t\(issuer.fingerprint)…\t\(issuer.createdAt)"
+            }
+            return (["ISSUER\tKIND\tREGION\tTOKEN\tCREATED"] + lines).joined(separator: "\n")
+        }
+    }
+
+    /// Adds an issuer and answers its token (tests, and set-ups that script it).
+    public static func addIssuer(_ issuer: CodeIssuer, configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {
+        try await withStore(configuration, environment: environment) { store in
+            let token = IssuerToken.generate(using: environment.random)
+            guard try await store.add(issuer, tokenHash: IssuerToken.hash(token), now: environment.clock.now()) else {
+                throw UsageError("an issuer named \(issuer.name) exists")
+            }
+            return token
+        }
+    }
+}
