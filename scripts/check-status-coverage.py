@@ -29,6 +29,7 @@ METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 PORTAL_ROUTES = {
     "GET /": [200, 303, 500],
     "POST /teletan": [200, 303, 400, 403, 429, 502, 503],
+    "POST /code": [200, 303, 400, 403, 429, 502, 503],
     "GET /login": [200, 303, 400],
     "POST /login": [303, 400, 401, 403, 404, 413, 429],
     "POST /logout": [303, 400, 403],

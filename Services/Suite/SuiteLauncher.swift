@@ -51,7 +51,8 @@ enum SuiteLauncher {
                     "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true",
                     "SHIFTING_THRESHOLD": "1",
                 ],
-                .portal: ["HEALTH_AUTHORITIES": "10001=Demo health authority"],
+                // The other app families' codes beside the teleTAN, for their demo stories.
+                .portal: ["HEALTH_AUTHORITIES": "10001=Demo health authority", "ONE_TIME_CODE_KINDS": "covidshield,protego"],
             ]
         )
     }

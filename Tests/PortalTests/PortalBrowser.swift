@@ -91,6 +91,12 @@ final class PortalBrowser: @unchecked Sendable {
         return try await post("/teletan", fields)
     }
 
+    /// Opens the start page and submits the form of a one-time code of `kind` (`COVIDSHIELD`, `PROTEGO`).
+    func issueCode(_ kind: String) async throws -> BrowserResponse {
+        let start = try await get("/")
+        return try await post("/code", [("csrf", try Self.csrf(in: start)), ("kind", kind)])
+    }
+
     func signOut() async throws -> BrowserResponse {
         let start = try await get("/")
         return try await post("/logout", [("csrf", try Self.csrf(in: start))])
@@ -111,6 +117,11 @@ final class PortalBrowser: @unchecked Sendable {
     /// The teleTAN as shown (grouped).
     static func shownTeleTAN(in page: BrowserResponse) throws -> String {
         try capture(#"id="teletan"[^>]*>([^<]+)<"#, in: page.text, what: "teleTAN")
+    }
+
+    /// The one-time code as shown (grouped).
+    static func shownCode(in page: BrowserResponse) throws -> String {
+        try capture(#"id="one-time-code"[^>]*>([^<]+)<"#, in: page.text, what: "one-time code")
     }
 
     static func problem(in page: BrowserResponse) -> String? {

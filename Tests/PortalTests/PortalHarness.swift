@@ -18,6 +18,8 @@ struct PortalHarness {
     let management: TestHTTPClient
     /// Verification's app-facing listener, where phones register teleTANs.
     let app: TestHTTPClient
+    /// Verification's internal listener, where the submission service's adapters redeem one-time codes.
+    let `internal`: TestHTTPClient
     let clock: ManualClock
     let database: Database
     let dataDirectory: URL
@@ -54,6 +56,7 @@ struct PortalHarness {
                     portalPort: stack.port(.portal, PortalService.listenerName),
                     management: stack.management(.portal),
                     app: stack.client(.verification, VerificationService.appListener),
+                    internal: stack.client(.verification, VerificationService.internalListener),
                     clock: clock,
                     database: database,
                     dataDirectory: URL(fileURLWithPath: stack.plan.dataDirectory)
@@ -97,6 +100,11 @@ struct PortalHarness {
     /// Registers a teleTAN at verification's app-facing API, as a phone does.
     func register(teleTAN: String) async throws -> TestResponse {
         try await app.postJSON("/version/v1/registrationToken", ["key": teleTAN, "keyType": "TELETAN"], headers: [("cwa-fake", "0")])
+    }
+
+    /// Redeems a one-time code at verification, as the submission service's adapters do.
+    func redeem(_ kind: String, code: String) async throws -> TestResponse {
+        try await self.internal.postJSON("/version/v1/codes/redeem", ["kind": kind, "code": code])
     }
 
     func rows(_ table: String) async throws -> Int {

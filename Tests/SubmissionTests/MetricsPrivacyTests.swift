@@ -112,7 +112,7 @@ import Testing
     /// officers or other services reach answers 404 for them.
     @Test func operatorEndpointsAreOnlyOnTheManagementListeners() async throws {
         try await RealVerificationStack.run(.sqlite) { stack in
-            #expect(stack.listeners.count == 8)  // test-result 3, verification 3, submission 2
+            #expect(stack.listeners.count == 9)  // test-result 3, verification 4 (with the issuer listener), submission 2
             for (name, client) in stack.listeners {
                 let isManagement = name.hasSuffix("/\(ManagementRouter.listenerName)")
                 for path in ["/metrics", "/health/ready"] {

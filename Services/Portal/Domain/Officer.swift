@@ -22,4 +22,6 @@ public struct Officer: Sendable, Equatable {
     public var key: String { "\(source.rawValue):\(name)" }
 
     public func may(issue kind: TeleTANKind) -> Bool { roles.contains(kind.requiredRole) }
+
+    public func may(issue kind: FamilyCodeKind) -> Bool { roles.contains(kind.requiredRole) }
 }

@@ -39,6 +39,12 @@ public struct PortalTexts: Sendable {
     public let eventButton: String
     public let noHealthAuthorities: String
     public let noRoles: String
+    public let covidShieldHeading: String
+    public let covidShieldHint: String
+    public let covidShieldButton: String
+    public let proteGOHeading: String
+    public let proteGOHint: String
+    public let proteGOButton: String
 
     // teleTAN page
     public let teleTANTitle: String
@@ -53,6 +59,13 @@ public struct PortalTexts: Sendable {
     public let hiddenAfter: String
     public let hidden: String
     public let issueAnother: String
+
+    // One-time code page (other app families)
+    public let codeTitle: String
+    public let codeIntro: String
+    public let region: String
+    public let codeHidden: String
+    public let issueAnotherCode: String
 
     // Problems
     public let errorTitle: String

@@ -49,6 +49,9 @@ public struct PortalConfiguration: Sendable {
     public var trustedProxy: Bool
     /// Health authorities an EVENT teleTAN may be issued for (`HEALTH_AUTHORITIES`).
     public var healthAuthorities: [HealthAuthority]
+    /// The one-time codes of other app families the start page offers beside teleTANs (`ONE_TIME_CODE_KINDS`:
+    /// `covidshield`, `protego`; default none).
+    public var codeKinds: [FamilyCodeKind]
     /// Whether officers may sign in with local accounts (`LOCAL_LOGIN`, default true).
     public var localLogin: Bool
     /// OpenID Connect login, when `OIDC_ISSUER`, `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET` are set.
@@ -86,6 +89,7 @@ public struct PortalConfiguration: Sendable {
         allowedHosts = hosts
         trustedProxy = try settings.bool("TRUSTED_PROXY", default: false)
         healthAuthorities = try HealthAuthority.parseList(settings.list("HEALTH_AUTHORITIES", default: []))
+        codeKinds = try FamilyCodeKind.parseList(settings.list("ONE_TIME_CODE_KINDS", default: []), variable: "ONE_TIME_CODE_KINDS")
         localLogin = try settings.bool("LOCAL_LOGIN", default: true)
         oidc = try OIDCSettings(settings, publicURL: publicURL)
         guard localLogin || oidc != nil else {

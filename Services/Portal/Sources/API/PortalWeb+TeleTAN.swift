@@ -4,7 +4,7 @@ import Hummingbird
 import Metrics
 import PortalDomain
 
-/// The start page and teleTAN issuance.
+/// The start page, teleTAN issuance and the one-time codes of other app families.
 extension PortalWeb {
     func startPage(_ request: Request) async throws -> Response {
         let current: PortalSession
@@ -21,6 +21,16 @@ extension PortalWeb {
         if canTest { values["canTest"] = true }
         if canEvent { values["canEvent"] = true }
         if !canTest && !canEvent { values["noRoles"] = true }
+        // The other families' codes the operator enabled, for an officer with the role.
+        let codes = configuration.codeKinds.filter(current.officer.may(issue:)).map { kind -> [String: Any] in
+            switch kind {
+            case .covidShield:
+                ["kind": kind.rawValue, "id": "covidshield", "heading": texts.covidShieldHeading, "hint": texts.covidShieldHint, "button": texts.covidShieldButton]
+            case .proteGO:
+                ["kind": kind.rawValue, "id": "protego", "heading": texts.proteGOHeading, "hint": texts.proteGOHint, "button": texts.proteGOButton]
+            }
+        }
+        if !codes.isEmpty { values["codes"] = codes }
         if !configuration.healthAuthorities.isEmpty {
             values["hasAuthorities"] = true
             values["authorities"] = configuration.healthAuthorities.map { ["number": $0.number, "label": $0.label] }
@@ -43,6 +53,47 @@ extension PortalWeb {
             }
             healthAuthority = chosen
         }
+        switch try await issueOnce(.teleTAN(kind), healthAuthority: healthAuthority, session: current, { await teleTANs.issue(kind, bearer: $0) }) {
+        case .signInAgain(let page):
+            return page
+        case .issued(let teleTAN):
+            return teleTANPage(teleTAN, kind: kind, healthAuthority: healthAuthority, session: current, language: language(request))
+        }
+    }
+
+    /// Issues a one-time code of another app family (`POST /code`, for the kinds the operator enables) and shows it
+    /// once, as a teleTAN is shown: the same role as TEST teleTANs, the same limit of one per interval per officer,
+    /// the same audit.
+    func issueCode(_ request: Request) async throws -> Response {
+        guard case .active(let current) = try await session(request) else { return signInAgain(.ended) }
+        let fields = try await form(request)
+        try requireCSRF(fields, expected: current.csrfToken)
+        guard let kind = fields["kind"].flatMap(FamilyCodeKind.init(rawValue:)), configuration.codeKinds.contains(kind) else {
+            throw PortalError.badRequest
+        }
+        guard current.officer.may(issue: kind) else { throw PortalError.forbidden }
+        switch try await issueOnce(.code(kind), healthAuthority: nil, session: current, { await teleTANs.issue(kind, bearer: $0) }) {
+        case .signInAgain(let page):
+            return page
+        case .issued(let code):
+            return codePage(code, kind: kind, session: current, language: language(request))
+        }
+    }
+
+    /// What came of `issueOnce`.
+    enum Issuance<Value> {
+        case issued(Value)
+        /// The session can issue no more (its officer's credential is gone): this page asks to sign in again.
+        case signInAgain(Response)
+    }
+
+    /// The steps of every issuance: the officer's one claim per interval, the credential verification checks, the
+    /// call, and an audit entry of the outcome (audited before a code is shown: a code that cannot be accounted for is
+    /// not handed out). Whenever nothing is issued the claim is given back, so the officer may try again at once.
+    private func issueOnce<Value>(
+        _ kind: IssuedKind, healthAuthority: HealthAuthority?, session current: PortalSession,
+        _ call: (String) async -> TeleTANIssuer.Result<Value>
+    ) async throws -> Issuance<Value> {
         let officer = current.officer
         func record(_ outcome: AuditEntry.Outcome) async throws {
             teleTANCounters(kind.rawValue, outcome.rawValue).increment()
@@ -63,7 +114,7 @@ extension PortalWeb {
         case .granted(let until):
             claimed = until
         }
-        // Whenever no teleTAN comes of the claim, the officer may try again at once.
+        // Whenever nothing comes of the claim, the officer may try again at once.
         func releaseClaim() async throws {
             try await rateLimits.release(officer: officer.key, claimed: claimed, now: clock.now())
         }
@@ -78,11 +129,11 @@ extension PortalWeb {
         guard let bearer = token else {
             try await releaseClaim()
             try await sessions.delete(idHash: current.idHash)
-            return signInAgain(.ended)
+            return .signInAgain(signInAgain(.ended))
         }
 
-        let outcome = await teleTANs.issue(kind, bearer: bearer)
-        guard case .issued(let teleTAN) = outcome else {
+        let outcome = await call(bearer)
+        guard case .issued(let value) = outcome else {
             try await releaseClaim()
             switch outcome {
             case .rateLimited:
@@ -96,10 +147,9 @@ extension PortalWeb {
                 throw PortalError.unavailable
             }
         }
-        // Audited before it is shown: a teleTAN that cannot be accounted for is not handed out.
         try await record(.issued)
-        logger.info("teleTAN issued", metadata: ["officer": "\(officer.name)", "type": "\(kind.rawValue)"])
-        return teleTANPage(teleTAN, kind: kind, healthAuthority: healthAuthority, session: current, language: language(request))
+        logger.info(kind == .test || kind == .event ? "teleTAN issued" : "one-time code issued", metadata: ["officer": "\(officer.name)", "type": "\(kind.rawValue)"])
+        return .issued(value)
     }
 
     /// The credential verification checks: a fresh portal-signed token for a local account, the provider's
@@ -125,5 +175,27 @@ extension PortalWeb {
         ]
         if let healthAuthority { values["healthAuthority"] = healthAuthority.label }
         return pages.render("teletan", language: language, title: texts.teleTANTitle, session: session, values: values)
+    }
+
+    private func codePage(_ issued: TeleTANIssuer.IssuedCode, kind: FamilyCodeKind, session: PortalSession, language: Language) -> Response {
+        let texts = language.texts
+        let displaySeconds = min(Int(configuration.teleTANDisplayTime.seconds), kind.validitySeconds)
+        let values: [String: Any] = [
+            "code": issued.code,
+            "grouped": TeleTANGrouping.grouped(issued.code),
+            "kindLabel": Self.label(of: kind, texts),
+            "region": issued.region,
+            "validity": PortalTexts.fill(texts.validFor, ["duration": texts.duration(seconds: kind.validitySeconds)]),
+            "hideAfterSeconds": displaySeconds,
+            "hiddenAfter": PortalTexts.fill(texts.hiddenAfter, ["duration": texts.duration(seconds: displaySeconds)]),
+        ]
+        return pages.render("code", language: language, title: texts.codeTitle, session: session, values: values)
+    }
+
+    static func label(of kind: FamilyCodeKind, _ texts: PortalTexts) -> String {
+        switch kind {
+        case .covidShield: texts.covidShieldHeading
+        case .proteGO: texts.proteGOHeading
+        }
     }
 }

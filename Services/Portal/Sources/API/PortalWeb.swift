@@ -6,7 +6,8 @@ import Metrics
 import PortalDomain
 
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
-/// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page and issuance), `+Static`.
+/// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
+/// `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
     let pages: PageRenderer
@@ -37,6 +38,7 @@ struct PortalWeb: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { request, _ in try await self.startPage(request) }
         router.post("/teletan") { request, _ in try await self.issueTeleTAN(request) }
+        router.post("/code") { request, _ in try await self.issueCode(request) }
         router.get("/login") { request, _ in try await self.loginPage(request) }
         router.post("/login") { request, _ in try await self.login(request) }
         router.post("/logout") { request, _ in try await self.logout(request) }

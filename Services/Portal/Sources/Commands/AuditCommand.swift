@@ -1,7 +1,7 @@
 import ArgumentParser
 import ExposureCore
 
-/// `portal-service audit [--limit n] [--json]`: the latest teleTAN requests, newest first.
+/// `portal-service audit [--limit n] [--json]`: the latest teleTAN and one-time code requests, newest first.
 struct AuditCommand: PortalAdminCommand {
     static let configuration = CommandConfiguration(commandName: "audit", abstract: "List the latest teleTAN requests, newest first.")
 

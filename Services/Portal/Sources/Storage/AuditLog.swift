@@ -3,8 +3,8 @@ import Foundation
 import PortalDomain
 import SQLKit
 
-/// One attempt to issue a teleTAN: who, when, which type, for which health authority, and what came of it.
-/// The teleTAN itself is never recorded.
+/// One attempt to issue a teleTAN or a one-time code of another app family: who, when, which type or kind, for which
+/// health authority, and what came of it. The code itself is never recorded.
 public struct AuditEntry: Sendable, Equatable {
     public enum Outcome: String, Sendable {
         case issued
@@ -21,7 +21,8 @@ public struct AuditEntry: Sendable, Equatable {
     public let officer: String
     public let source: Officer.Source
     public let occurredAt: Int64
-    public let kind: TeleTANKind
+    /// Recorded in the column `teletan_type`: `TEST`, `EVENT`, `COVIDSHIELD` or `PROTEGO`.
+    public let kind: IssuedKind
     public let healthAuthority: String?
     public let outcome: Outcome
 }
@@ -52,7 +53,7 @@ public struct AuditLog: Sendable {
                 FROM portal_audit_log ORDER BY id DESC LIMIT \(bind: limit)
                 """).all().compactMap { row in
                 guard let source = Officer.Source(rawValue: try row.decode(column: "source", as: String.self)),
-                      let kind = TeleTANKind(rawValue: try row.decode(column: "teletan_type", as: String.self)),
+                      let kind = IssuedKind(rawValue: try row.decode(column: "teletan_type", as: String.self)),
                       let outcome = AuditEntry.Outcome(rawValue: try row.decode(column: "outcome", as: String.self))
                 else { return nil }
                 return AuditEntry(

@@ -1,5 +1,6 @@
-// The teleTAN page: a copy button, and the code taken off the page after the display time. Everything else
-// works without JavaScript (a <noscript> refresh leaves the page after the same time).
+// The teleTAN page (and the one-time code page, which shares its ids): a copy button, and the code taken off the page
+// after the display time. Everything else works without JavaScript (a <noscript> refresh leaves the page after the same
+// time).
 (function () {
   'use strict';
   var card = document.querySelector('[data-hide-after]');
