@@ -80,8 +80,10 @@ run testresult.yaml "$TESTRESULT_INTERNAL" --include-tag internal -H "X-Service-
 # schemathesis cannot generate protobuf bodies: submission gets the coverage phase (headers, sizes, missing and
 # malformed bodies); its payload rules are covered by the Swift tests.
 run submission.yaml "$SUBMISSION" --phases coverage
-# The CovidShield adapter on the same listener: protobuf bodies as above; its path parameters are fuzzed in full.
-run covidshield.yaml "$SUBMISSION"
+# The CovidShield adapter on the same listener: its protobuf bodies get the coverage phase, as above; its retrieval
+# and configuration paths (no body) are fuzzed in full.
+run covidshield.yaml "$SUBMISSION" --phases coverage
+run covidshield.yaml "$SUBMISSION" --include-method GET
 # The ProteGO Safe adapter's JSON endpoints, in full.
 run protego.yaml "$SUBMISSION"
 # The LEMON API: without a device's token most operations answer 401, which the fuzzer checks as documented.
