@@ -329,10 +329,11 @@ let package = Package(
             name: "exposure-suite",
             dependencies: [
                 "ExposureCore", "ExposureProtocol", "ExposureStack", "Verification", "TestResult", "Submission", "Portal",
-                "SubmissionDomain", "PortalDomain",
+                "SubmissionDomain", "PortalDomain", "ExposureNaCl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Services/Suite",
             swiftSettings: swiftSettings,

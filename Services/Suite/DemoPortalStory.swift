@@ -10,32 +10,12 @@ extension DemoStory {
         guard let user = credentials["OFFICER_USER"], let password = credentials["OFFICER_PASSWORD"] else {
             throw DemoFailure("no OFFICER_USER and OFFICER_PASSWORD in the credentials file")
         }
-        var cookies: [String: String] = [:]
-        func remember(_ response: DemoClient.Response) {
-            for header in response.headers["Set-Cookie"] {
-                let pair = header.split(separator: ";", maxSplits: 1)[0].split(separator: "=", maxSplits: 1)
-                if pair.count == 2 { cookies[String(pair[0])] = String(pair[1]) }
-            }
-        }
-        func cookieHeader() -> [(String, String)] {
-            cookies.isEmpty ? [] : [("Cookie", cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))]
-        }
-        func form(_ path: String, _ fields: [(String, String)]) async throws -> DemoClient.Response {
-            let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-            let response = try await http.send(.POST, endpoints.portal + path, headers: cookieHeader() + [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8))
-            remember(response)
-            return response
-        }
-
-        let loginPage = try await http.send(.GET, endpoints.portal + "/login")
-        remember(loginPage)
-        let loggedIn = try await form("/login", [("csrf", Self.hiddenValue("csrf", in: loginPage.text) ?? ""), ("username", user), ("password", password)])
-        try expectDemo(loggedIn.status == 303, "signing in was answered \(loggedIn.status)")
+        let (portal, loggedIn) = try await DemoPortalSession.signIn(user, password: password, portal: endpoints.portal, http: http)
         print("1. Officer \(user) signs into the portal: \(loggedIn.status), a session cookie (HttpOnly, SameSite=Strict)")
 
-        let start = try await http.send(.GET, endpoints.portal + "/", headers: cookieHeader())
+        let start = try await portal.get("/")
         try expectDemo(start.status == 200, "the start page was answered \(start.status)")
-        let issued = try await form("/teletan", [("csrf", Self.hiddenValue("csrf", in: start.text) ?? ""), ("type", "TEST")])
+        let issued = try await portal.form("/teletan", [("type", "TEST")])
         guard issued.status == 200, let teleTAN = Self.attribute("data-code", in: issued.text) else {
             throw DemoFailure("issuing a teleTAN was answered \(issued.status)")
         }
@@ -62,7 +42,7 @@ extension DemoStory {
         try expectDemo(uploaded.status == 200, "the upload was answered \(uploaded.status)")
         print("4. It gets a TAN (\(tanResponse.status)) and uploads 10 keys with it: \(uploaded.status)")
 
-        let loggedOut = try await form("/logout", [("csrf", Self.hiddenValue("csrf", in: start.text) ?? "")])
+        let loggedOut = try await portal.form("/logout", [])
         print("5. The officer signs out: \(loggedOut.status)")
     }
 

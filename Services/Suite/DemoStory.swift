@@ -86,7 +86,7 @@ struct DemoStory {
         try expectDemo(other.status == 403, "an upload of other keys with the used TAN was answered \(other.status)")
         say("   (other keys with the same TAN are refused: \(other.status))")
 
-        try await findPublished(keys)
+        try await findInExport(keys, step: 7)
     }
 
     /// A real upload of `payload` with `tan`, as a phone sends it.
@@ -118,8 +118,9 @@ struct DemoStory {
         return (try payload.serializedBytes(), keys)
     }
 
-    /// Polls the CDN tree until the running hour's file holds the uploaded keys, then checks its signature.
-    private func findPublished(_ keys: [[UInt8]]) async throws {
+    /// Polls the CDN tree until the running hour's file holds the uploaded keys, then checks its signature; the two
+    /// steps it prints are numbered from `step`.
+    func findInExport(_ keys: [[UInt8]], step: Int) async throws {
         let layout = ExportTreeLayout(country: "DE")
         let now = Date()
         let date = ExportTreeLayout.date(day: Int64(now.timeIntervalSince1970) / 86400)
@@ -137,10 +138,10 @@ struct DemoStory {
                 if lastFound > 0 {
                     let signature = try P256.Signing.ECDSASignature(derRepresentation: signatures.signatures.first?.signature ?? Data())
                     let verified = exportPublicKey.map { $0.isValidSignature(signature, for: binary) }
-                    say("7. The distribution run publishes hour \(hour) of \(date): \(export.keys.count) key(s) in a signed file of \(file.body.count) bytes")
+                    say("\(step). The distribution run publishes hour \(hour) of \(date): \(export.keys.count) key(s) in a signed file of \(file.body.count) bytes")
                     if let verified {
                         try expectDemo(verified, "the export signature does not verify with the suite's public key")
-                        say("8. The phone downloads it, verifies the ECDSA P-256 signature: valid, and finds \(lastFound) of its 14 keys")
+                        say("\(step + 1). The phone downloads it, verifies the ECDSA P-256 signature: valid, and finds \(lastFound) of its \(keys.count) keys")
                     }
                     if lastFound < keys.count {
                         say("   (the other \(keys.count - lastFound) wait for the expiry policy: a key is published 2 hours after its day ends)")

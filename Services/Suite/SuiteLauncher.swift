@@ -168,6 +168,7 @@ enum SuiteLauncher {
             )
             try await story.runTestStory()
             try await story.runTeleTANStory()
+            try await story.runFamilyStories()
             print("\nEvery step held.")
             return
         }
@@ -182,6 +183,7 @@ enum SuiteLauncher {
         do {
             try await story.runTestStory()
             try await story.runTeleTANStory()
+            try await story.runFamilyStories()
             await services.stack.stop()
             print("\nEvery step held.")
         } catch {
