@@ -62,48 +62,56 @@ public struct TeleTANIssuer: Sendable {
     }
 
     public func issue(_ kind: TeleTANKind, bearer: String) async -> Outcome {
-        let client = client(bearer: bearer)
-        let teleTANType: Components.Schemas.TeleTanType = kind == .event ? .EVENT : .TEST
-        do {
-            let headers = Operations.createTeleTan.Input.Headers(
-                X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: teleTANType,
-                Idempotency_hyphen_Key: Codes.idempotencyKey(using: random)
-            )
+        let headers = Operations.createTeleTan.Input.Headers(
+            X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: kind == .event ? .EVENT : .TEST,
+            Idempotency_hyphen_Key: Codes.idempotencyKey(using: random)
+        )
+        return await call(bearer: bearer, asking: "a \(kind.rawValue) teleTAN") { client in
             switch try await client.createTeleTan(headers: headers) {
-            case .created(let created):
-                return .issued(try created.body.json.value)
-            case .tooManyRequests:
-                return .rateLimited
-            case .unauthorized, .badRequest:
-                logger.warning("verification refused the teleTAN request", metadata: ["type": "\(kind.rawValue)"])
-                return .refused
-            case .internalServerError:
-                return .unavailable
-            case .undocumented(let status, _):
-                logger.error("verification answered an undocumented status", metadata: ["status": "\(status)"])
-                return .unavailable
+            case .created(let created): .issued(try created.body.json.value)
+            case .tooManyRequests: .rateLimited
+            case .unauthorized, .badRequest: .refused
+            case .internalServerError: .unavailable
+            case .undocumented(let status, _): .undocumented(status)
             }
-        } catch {
-            logger.error("verification could not be reached", metadata: ["error": "\(type(of: error))"])
-            return .unavailable
         }
     }
 
     public func issue(_ kind: FamilyCodeKind, bearer: String) async -> Result<IssuedCode> {
         let body = Components.Schemas.OneTimeCodeRequest(kind: kind == .covidShield ? .COVIDSHIELD : .PROTEGO)
-        do {
-            switch try await client(bearer: bearer).issueOneTimeCode(body: .json(body)) {
+        return await call(bearer: bearer, asking: "a \(kind.rawValue) code") { client in
+            switch try await client.issueOneTimeCode(body: .json(body)) {
             case .created(let created):
                 let issued = try created.body.json
                 return .issued(IssuedCode(code: issued.code, region: issued.region, validUntil: issued.validUntil))
-            case .tooManyRequests:
+            case .tooManyRequests: return .rateLimited
+            case .unauthorized, .badRequest: return .refused
+            case .internalServerError: return .unavailable
+            case .undocumented(let status, _): return .undocumented(status)
+            }
+        }
+    }
+
+    /// What one issuance operation answered, before the steps every issuance shares turn it into a `Result`.
+    private enum Answer<Value> {
+        case issued(Value), rateLimited, refused, unavailable, undocumented(Int)
+    }
+
+    /// Calls verification with the officer's token; what a refusal, an undocumented status or an unreachable
+    /// verification means (and logs) is the same for every kind of issuance.
+    private func call<Value>(bearer: String, asking what: String, _ operation: (Client) async throws -> Answer<Value>) async -> Result<Value> {
+        do {
+            switch try await operation(client(bearer: bearer)) {
+            case .issued(let value):
+                return .issued(value)
+            case .rateLimited:
                 return .rateLimited
-            case .unauthorized, .badRequest:
-                logger.warning("verification refused the code request", metadata: ["kind": "\(kind.rawValue)"])
+            case .refused:
+                logger.warning("verification refused the request", metadata: ["asked": "\(what)"])
                 return .refused
-            case .internalServerError:
+            case .unavailable:
                 return .unavailable
-            case .undocumented(let status, _):
+            case .undocumented(let status):
                 logger.error("verification answered an undocumented status", metadata: ["status": "\(status)"])
                 return .unavailable
             }
