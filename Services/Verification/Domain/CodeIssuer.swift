@@ -28,23 +28,15 @@ public struct CodeIssuer: Sendable, Equatable {
 /// Only its SHA-256 is stored (256 random bits need no key to resist guessing); the token itself is printed once, when
 /// the issuer is added.
 public enum IssuerToken {
-    public static let prefix = "iss_"
+    /// The format, shared with the other prefixed bearer credentials.
+    public static let format = PrefixedBearerToken(prefix: "iss_")
+    public static var prefix: String { format.prefix }
 
-    public static func generate(using random: any RandomSource) -> String {
-        prefix + random.bytes(count: 32).base64URLString
-    }
+    public static func generate(using random: any RandomSource) -> String { format.generate(using: random) }
 
-    public static func hash(_ token: String) -> String {
-        SecretHash.sha256Hex(token)
-    }
+    public static func hash(_ token: String) -> String { format.hash(token) }
 
-    /// Whether a text could be a token at all (a cheap check before a lookup).
-    public static func isWellFormed(_ text: String) -> Bool {
-        text.hasPrefix(prefix) && text.utf8.count == prefix.utf8.count + 43
-            && text.utf8.dropFirst(prefix.utf8.count).allSatisfy { c in
-                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
-            }
-    }
+    public static func isWellFormed(_ text: String) -> Bool { format.isWellFormed(text) }
 }
 
 /// The rules of ProteGO's `generateCodesBatch` (backend HEAD): 1 to 1,000 codes per call, each living `duration`
