@@ -8,11 +8,18 @@ enum RawHTTP {
     }
 
     /// Sends `request` as is and returns what the server answers within `timeout` seconds (until it has sent a
-    /// complete response head and `Content-Length` bytes of body, or closes the connection).
-    static func exchange(port: Int, request: String, timeout: Int = 5) async throws -> String {
+    /// complete response head and `Content-Length` bytes of body, or closes the connection). The limit is generous
+    /// because a whole suite running in parallel on two cores can hold a listener back for seconds; a complete
+    /// answer returns at once. No answer at all is an error that says whether the server closed or stayed silent.
+    static func exchange(port: Int, request: String, timeout: Int = 30) async throws -> String {
         let connection = try SlowConnection(port: port)
         guard connection.send(request) else { throw Failure(description: "send() failed") }
+        let started = ContinuousClock.now
         let received = await connection.receive(within: Double(timeout), until: isComplete)
+        guard !received.isEmpty else {
+            let waited = ContinuousClock.now - started
+            throw Failure(description: waited < .seconds(timeout) ? "closed without an answer after \(waited)" : "no answer within \(timeout) s")
+        }
         return String(decoding: received, as: UTF8.self)
     }
 

@@ -24,4 +24,7 @@ public struct Officer: Sendable, Equatable {
     public func may(issue kind: TeleTANKind) -> Bool { roles.contains(kind.requiredRole) }
 
     public func may(issue kind: FamilyCodeKind) -> Bool { roles.contains(kind.requiredRole) }
+
+    /// Supervisors administer officers and read statistics and the audit log.
+    public var isSupervisor: Bool { roles.contains(OfficerRoles.supervisor) }
 }

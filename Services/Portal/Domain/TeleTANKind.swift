@@ -16,6 +16,9 @@ public enum TeleTANKind: String, Sendable, CaseIterable {
 public enum OfficerRoles {
     public static let hotline = "c19hotline"
     public static let eventHotline = "c19hotline_event"
+    /// Hotline supervisors: they administer officers and read the statistics and the audit log; issuing teleTANs
+    /// still takes one of the roles above.
+    public static let supervisor = "c19supervisor"
     /// The roles a local account may hold; anything else is a typo.
-    public static let all: Set<String> = [hotline, eventHotline]
+    public static let all: Set<String> = [hotline, eventHotline, supervisor]
 }

@@ -20,7 +20,7 @@ struct UsersCommand: SubcommandGroup {
             abstract: "Add an account. The password is read from standard input (asked twice at a terminal); when none is given, one is generated and shown once."
         )
         @Argument(help: "1 to 64 letters, digits, '.', '_', '@' or '-'.") var name: String
-        @Option(help: "Comma-separated: c19hotline (TEST teleTANs), c19hotline_event (EVENT teleTANs).") var roles: String
+        @Option(help: "Comma-separated: c19hotline (TEST teleTANs), c19hotline_event (EVENT teleTANs), c19supervisor (administers officers, reads statistics and the audit log).") var roles: String
         @OptionGroup var settings: SettingsOptions
 
         func output(in context: PortalAdmin.Context) async throws -> String {
