@@ -180,16 +180,20 @@ import Testing
             let lockFile = FileManager.default.temporaryDirectory.appendingPathComponent("unused-\(UUID().uuidString).lock")
             let lateRoundRan = Flag()
             do {
-                // The pool's only connection is taken for longer than the deadline.
+                // The pool's only connection is taken until the late round has given up, however long that takes
+                // on a loaded machine (a fixed sleep could end first and let the round in).
                 let holding = Flag()
+                let gaveUp = Flag()
                 let busy = Task {
                     try await database.withHeldConnection { connection in
                         holding.set()
-                        try await connection.raw("SELECT pg_sleep(1.5)").run()
+                        try await gaveUp.wait(limit: .seconds(60))
+                        try await connection.raw("SELECT 1").run()
                     }
                 }
                 try await waitUntil { holding.isSet }
                 await #expect(throws: DatabaseTimeoutError.self) {
+                    defer { gaveUp.set() }
                     try await ExclusiveJob.run("late", on: database, lockFile: lockFile) { lateRoundRan.set() }
                 }
                 try await busy.value
