@@ -35,7 +35,14 @@ struct SubmissionHarness: Sendable {
         try await kind.withFreshDatabaseURL { url in
             try await TestServices.withRunning([verification.bundle()]) { running in
                 let port = await running.bundle(VerificationStandIn.name).port("internal")
-                var settings = ["VERIFICATION_URL": "http://127.0.0.1:\(port)", "PORT": "0", "BIND_HOST": "127.0.0.1", "DISTRIBUTION_INTERVAL": "0"]
+                // The service's own recovery job would settle, on its own schedule, keys a test stores pending on
+                // purpose (or, for an instant, on the way to published), and the stand-in, not knowing their
+                // reservation, would have them deleted. Its rounds come a day apart here; tests of recovery run it
+                // themselves (`PendingUploadRecovery.standalone`), or set the variable.
+                var settings = [
+                    "VERIFICATION_URL": "http://127.0.0.1:\(port)", "PORT": "0", "BIND_HOST": "127.0.0.1", "DISTRIBUTION_INTERVAL": "0",
+                    "RECOVERY_INTERVAL": "24h",
+                ]
                 settings.merge(environment) { $1 }
                 var configuration = try SubmissionConfiguration(TestServices.settings(settings))
                 configuration.common.databaseURL = url

@@ -19,8 +19,10 @@ import Testing
     }
 
     /// TANs 0..<count as `TanStoreTests` issues them (even from GUIDs, odd from EVENT teleTANs), with a 3-minute lease.
-    static func withTANs(_ count: Int, on kind: TestDatabase, _ body: (TanStore, Database) async throws -> Void) async throws {
-        try await TanStoreTests.withIssuedTANs(count, on: kind) { _, database in
+    static func withTANs(
+        _ count: Int, on kind: TestDatabase, poolSize: Int = 4, _ body: (TanStore, Database) async throws -> Void
+    ) async throws {
+        try await TanStoreTests.withIssuedTANs(count, on: kind, poolSize: poolSize) { _, database in
             try await body(TanStore(database: database, lease: lease), database)
         }
     }
@@ -99,7 +101,9 @@ import Testing
     /// sends under load are among them): exactly one holds and spends it, and the database row names that one.
     @Test(arguments: TestDatabase.all)
     func fiftyUploadsRacingForOneTANLeaveExactlyOneHolder(kind: TestDatabase) async throws {
-        try await Self.withTANs(1, on: kind) { store, database in
+        // As many connections as a replica's pool holds, all open, so that the racers really meet in the database.
+        try await Self.withTANs(1, on: kind, poolSize: 16) { store, database in
+            try await database.openConnections(16)
             let keys = (0..<50).map { Self.key("racer-\($0)") }
             let barrier = StartBarrier(keys.count)
             let outcomes = try await withThrowingTaskGroup(of: (String, TANReservationOutcome).self) { group in

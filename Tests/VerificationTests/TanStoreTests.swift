@@ -13,8 +13,10 @@ import Testing
     static func tanHash(_ n: Int) -> String { SecretHash.sha256Hex("tan-\(n)") }
 
     /// A store over a fresh database with TANs 0..<count issued; even ones from GUIDs, odd ones from EVENT teleTANs.
-    static func withIssuedTANs(_ count: Int, on kind: TestDatabase, _ body: (TanStore, Database) async throws -> Void) async throws {
-        try await kind.withFreshDatabase { database in
+    static func withIssuedTANs(
+        _ count: Int, on kind: TestDatabase, poolSize: Int = 4, _ body: (TanStore, Database) async throws -> Void
+    ) async throws {
+        try await kind.withFreshDatabase(poolSize: poolSize) { database in
             try await VerificationMigrations.migrator.migrate(database, logger: TestLogger.quiet)
             let store = TanStore(database: database)
             for n in 0..<count {
