@@ -34,6 +34,21 @@ import Testing
         #expect(check.matchingStep("", now: now) == nil)
     }
 
+    /// A sealed secret opens only under its key and for its account: one copied to another account's row, or read
+    /// without the key, yields nothing. Recovery codes' hashes differ per account and need the key too.
+    @Test func aSealedSecretOpensOnlyForItsAccountUnderItsKey() throws {
+        let key = SystemRandomSource().bytes(count: TOTPSecretSealer.keyBytes)
+        let sealer = TOTPSecretSealer(key: key)
+        let sealed = try sealer.seal("ABCDEFGHIJKLMNOPQRSTUVWXYZ", account: "anna")
+        #expect(!sealed.contains("ABCDEFGHIJ"))
+        #expect(try sealer.open(sealed, account: "anna") == "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        #expect(throws: TOTPSecretSealer.CannotOpen.self) { try sealer.open(sealed, account: "ben") }
+        let otherKey = TOTPSecretSealer(key: SystemRandomSource().bytes(count: TOTPSecretSealer.keyBytes))
+        #expect(throws: TOTPSecretSealer.CannotOpen.self) { try otherKey.open(sealed, account: "anna") }
+        #expect(sealer.recoveryCodeHash("abcdefghij", account: "anna") != sealer.recoveryCodeHash("abcdefghij", account: "ben"))
+        #expect(sealer.recoveryCodeHash("abcdefghij", account: "anna") != otherKey.recoveryCodeHash("abcdefghij", account: "anna"))
+    }
+
     @Test func recoveryCodesAreTenDistinctAndTypedLoosely() {
         let codes = RecoveryCodes.generate(using: SystemRandomSource())
         #expect(codes.count == 10 && Set(codes).count == 10)
