@@ -7,7 +7,8 @@ import PortalDomain
 
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
-/// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers` (administration), `+Audit` (the audit page), `+Static`.
+/// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
+/// (administration by supervisors), `+Audit` (the audit page), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
     let pages: PageRenderer

@@ -74,7 +74,7 @@ public struct UserStore: Sendable {
         }
     }
 
-    static func record(_ row: any SQLRow) throws -> UserRecord {
+    private static func record(_ row: any SQLRow) throws -> UserRecord {
         UserRecord(
             name: try row.decode(column: "name", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
