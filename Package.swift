@@ -304,12 +304,16 @@ let package = Package(
     + service("Portal", folder: "Portal", executable: "portal-service", domainDependencies: [
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+        // AES-GCM sealing of TOTP secrets, HMAC of recovery codes.
+        .product(name: "Crypto", package: "swift-crypto"),
         // Bcrypt runs on NIO's thread pool, off the cooperative pool; no I/O.
         .product(name: "NIOPosix", package: "swift-nio"),
     ], dependencies: [
         "VerificationClient",
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+        // RFC 6238 codes of officers' authenticator apps.
+        .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
         .product(name: "JWTKit", package: "jwt-kit"),
     ], openAPI: false, resources: [.copy("Resources")])
     + [

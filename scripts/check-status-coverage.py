@@ -36,6 +36,19 @@ PORTAL_ROUTES = {
     "GET /login/oidc": [303, 404, 503],
     "GET /login/oidc/callback": [200, 303, 404],
     "GET /static/{file}": [200, 404],
+    "GET /login/code": [200, 303],
+    "POST /login/code": [303, 401, 403, 429],
+    "GET /totp": [200, 303, 404],
+    "POST /totp": [200, 303, 400, 403],
+    "GET /password": [200, 303, 404],
+    "POST /password": [303, 400, 401, 403, 429],
+    "GET /officers": [200, 303, 403],
+    "POST /officers": [200, 303, 400, 403, 409],
+    "POST /officers/disable": [303, 403, 404, 409],
+    "POST /officers/enable": [303, 403, 404],
+    "POST /officers/reset-password": [200, 303, 403, 404, 409],
+    "POST /officers/roles": [303, 403, 404, 409],
+    "GET /audit": [200, 303, 400, 403],
 }
 
 # Documented statuses no test can produce, each with the reason. Keep this short: a status that some input or some

@@ -81,6 +81,14 @@ fi
 log "checking the dashboard and the alert rules (scripts/check-monitoring.py)"
 REQUIRE_PROMTOOL=${REQUIRE_PROMTOOL:-1} scripts/check-monitoring.py
 
+# The portal's QR codes are read back by an independent decoder, zbarimg (Debian's zbar-tools; installed here when
+# missing and we run as root; QRCodeTests fail without it).
+if ! command -v zbarimg >/dev/null && [[ $(id -u) -eq 0 ]]; then
+    log "installing zbarimg (Debian package zbar-tools)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zbar-tools >/dev/null
+fi
+
 if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then
     start_throwaway_postgres
 else

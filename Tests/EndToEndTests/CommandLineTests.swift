@@ -20,7 +20,8 @@ import Testing
         ("submission-service", ["migrate"]),
         ("portal-service", []), ("portal-service", ["serve"]), ("portal-service", ["migrate"]), ("portal-service", ["users"]),
         ("portal-service", ["users", "add"]), ("portal-service", ["users", "list"]), ("portal-service", ["users", "disable"]),
-        ("portal-service", ["users", "enable"]), ("portal-service", ["users", "set-password"]), ("portal-service", ["audit"]),
+        ("portal-service", ["users", "enable"]), ("portal-service", ["users", "set-password"]), ("portal-service", ["users", "reset-2fa"]),
+        ("portal-service", ["audit"]),
         ("portal-service", ["signing-key"]),
         ("exposure-suite", []), ("exposure-suite", ["serve"]), ("exposure-suite", ["demo"]), ("exposure-suite", ["healthcheck"]),
     ]

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """End-to-end browser test of the portal: headless Chromium signs an officer in, issues a teleTAN, reads it from
-the page, registers it at verification's app-facing API as a phone would, and signs out.
+the page, registers it at verification's app-facing API as a phone would, and signs out. A second test does the
+officer administration with the keyboard alone: a supervisor sets up two-factor sign-in (the codes computed here
+from the key on the page), adds an officer, who signs in with the temporary password and must choose their own before
+anything else, and the supervisor signs in again with a recovery code.
 
 It runs the real executables built by `swift build` (`.build/debug/portal-service` and `verification-service`,
 or `BUILD_DIR`) on free ports, with SQLite files in a temporary directory. Run it with `scripts/browser-test.sh`,
@@ -10,7 +13,10 @@ with `python3 Tests/browser/test_portal.py`, or with pytest.
   KEEP_TEMP=1       keep the temporary directory (databases, logs) for a look afterwards
 """
 import base64
+import hashlib
+import hmac
 import json
+import struct
 import os
 import re
 import secrets
@@ -25,7 +31,9 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -213,7 +221,138 @@ def test_portal():
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+def totp(base32_key, at=None):
+    """The code an authenticator app shows (RFC 6238: HMAC-SHA-1, 30 s, 6 digits), computed here independently."""
+    key = base64.b32decode(base32_key + "=" * (-len(base32_key) % 8))
+    digest = hmac.new(key, struct.pack(">Q", int((at or time.time()) // 30)), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    value = struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF
+    return f"{value % 1_000_000:06d}"
+
+
+class Keyboard:
+    """Drives the page with keys only, as someone who cannot use a mouse: Tab moves the focus, typing goes to the
+    focused field, Enter and Space press. Reaching an element by Tab is the check that it is keyboard-accessible."""
+
+    def __init__(self, browser):
+        self.browser = browser
+
+    def press(self, *keys):
+        ActionChains(self.browser).send_keys(*keys).perform()
+
+    def focused(self):
+        return self.browser.execute_script("return document.activeElement && document.activeElement.id")
+
+    def tab_to(self, element_id, limit=80):
+        for _ in range(limit):
+            if self.focused() == element_id:
+                return
+            self.press(Keys.TAB)
+        raise AssertionError(f"#{element_id} cannot be reached with Tab on {self.browser.current_url}")
+
+    def type_into(self, element_id, text):
+        self.tab_to(element_id)
+        self.press(text)
+
+    def activate(self, element_id, key=Keys.ENTER):
+        self.tab_to(element_id)
+        self.press(key)
+
+    def sign_in(self, wait, name, password):
+        wait.until(EC.presence_of_element_located((By.ID, "username")))
+        self.type_into("username", name)
+        self.type_into("password", password)
+        self.press(Keys.ENTER)
+
+
+def test_officer_administration_with_the_keyboard():
+    workdir = tempfile.mkdtemp(prefix="portal-admin-browser-")
+    try:
+        with Services(workdir) as services:
+            services.portal("users", "add", "chief", "--roles", "c19supervisor", stdin=PASSWORD + "\n")
+            base = f"http://localhost:{services.portal_port}"
+            browser = make_browser()
+            wait = WebDriverWait(browser, 20)
+            keys = Keyboard(browser)
+            try:
+                # The supervisor signs in and must set up two-factor sign-in first: the QR code and the key are shown.
+                browser.get(base + "/login")
+                keys.sign_in(wait, "chief", PASSWORD)
+                wait.until(EC.presence_of_element_located((By.ID, "totp-required")))
+                assert browser.find_element(By.CSS_SELECTOR, "#totp-qr svg").is_displayed()
+                key = browser.find_element(By.ID, "totp-key").text.strip()
+                keys.type_into("totp-code", totp(key))
+                keys.press(Keys.ENTER)
+                wait.until(EC.presence_of_element_located((By.ID, "recovery-codes")))
+                recovery = [code.text for code in browser.find_elements(By.CSS_SELECTOR, "#recovery-codes code")]
+                assert len(recovery) == 10, recovery
+                keys.activate("continue")
+                print("supervisor set up two-factor sign-in; ten recovery codes shown")
+                wait.until(EC.presence_of_element_located((By.ID, "nav-officers")))
+                keys.activate("nav-officers")
+                wait.until(EC.presence_of_element_located((By.ID, "add-officer")))
+
+                # Adds an officer with TEST teleTANs; the temporary password is shown once.
+                keys.type_into("new-name", "nurse")
+                keys.activate("new-role-c19hotline", Keys.SPACE)
+                assert browser.find_element(By.ID, "new-role-c19hotline").is_selected()
+                keys.activate("add")
+                temporary = wait.until(EC.visibility_of_element_located((By.ID, "temporary-password"))).text.strip()
+                assert re.match(r"^[A-Za-z0-9]{20}$", temporary), temporary
+                print("supervisor added an officer; temporary password shown once")
+
+                # The audit page has the step, with the supervisor's name and no password.
+                keys.activate("nav-audit")
+                wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
+                rows = browser.find_element(By.ID, "audit").text
+                assert "chief" in rows and "nurse" in rows and temporary not in rows, rows
+                keys.type_into("filter-actor", "nobody")
+                keys.activate("filter")
+                wait.until(EC.presence_of_element_located((By.ID, "no-entries")))
+                keys.activate("sign-out")
+                wait.until(EC.presence_of_element_located((By.ID, "notice")))
+
+                # The officer signs in with it and is held on the password page until they chose their own.
+                browser.get(base + "/login")
+                keys.sign_in(wait, "nurse", temporary)
+                wait.until(EC.presence_of_element_located((By.ID, "forced")))
+                browser.get(base + "/")
+                wait.until(EC.presence_of_element_located((By.ID, "forced")))
+                assert browser.current_url.endswith("/password"), browser.current_url
+                own = "the nurse's own passphrase"
+                keys.type_into("current-password", temporary)
+                keys.type_into("new-password", own)
+                keys.type_into("repeat-password", own)
+                keys.press(Keys.ENTER)
+                wait.until(EC.presence_of_element_located((By.ID, "issue-test")))
+                print("the officer chose their own password and reached the start page")
+                keys.activate("sign-out")
+                wait.until(EC.presence_of_element_located((By.ID, "notice")))
+                browser.get(base + "/login")
+                keys.sign_in(wait, "nurse", own)
+                wait.until(EC.presence_of_element_located((By.ID, "issue-test")))
+                keys.activate("sign-out")
+                wait.until(EC.presence_of_element_located((By.ID, "notice")))
+
+                # The supervisor signs in again: the password, then a recovery code instead of the app's code.
+                browser.get(base + "/login")
+                keys.sign_in(wait, "chief", PASSWORD)
+                wait.until(EC.presence_of_element_located((By.ID, "verify-code")))
+                keys.type_into("code", recovery[0])
+                keys.press(Keys.ENTER)
+                wait.until(EC.presence_of_element_located((By.ID, "nav-officers")))
+                print("supervisor signed in with a recovery code")
+            finally:
+                browser.quit()
+    finally:
+        if os.environ.get("KEEP_TEMP") == "1":
+            print(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
 if __name__ == "__main__":
     test_portal()
+    test_officer_administration_with_the_keyboard()
     print("browser test passed")
     sys.exit(0)

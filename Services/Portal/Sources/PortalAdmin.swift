@@ -112,6 +112,14 @@ public enum PortalAdmin {
         return generated ? changed + "\nPassword (shown only once): \(secret)" : changed
     }
 
+    static func resetTwoFactor(_ name: String, in context: Context) async throws -> String {
+        guard try await TwoFactorStore(database: context.database).reset(name: name) else {
+            throw UsageError("no user named \(name)")
+        }
+        let ended = try await SessionStore(database: context.database).deleteAll(localOfficer: name)
+        return "Reset the two-factor sign-in of \(name); ended \(ended) session(s); it is set up again at the next sign-in."
+    }
+
     /// The latest audit entries, newest first.
     static func audit(limit: Int, in context: Context, output: ListOutputOptions) async throws -> String {
         let entries = try await AuditLog(database: context.database).recent(limit: limit)

@@ -60,6 +60,12 @@ public struct PortalConfiguration: Sendable {
     public var signInThrottle: SignInThrottle
     /// How often expired sessions and login attempts are removed (`CLEANUP_INTERVAL`, default 15 min).
     public var cleanupInterval: Duration
+    /// Whether officers without the supervisor role must set up two-factor sign-in too (`TOTP_REQUIRED_FOR_OFFICERS`,
+    /// default false; supervisors always must).
+    public var totpRequiredForOfficers: Bool
+    /// The AES-256-GCM key sealing TOTP secrets (`TOTP_ENCRYPTION_KEY`, 64 hex digits); generated under `DATA_DIR`
+    /// when unset.
+    public var totpEncryptionKey: [UInt8]?
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         common = try Self.commonSettings(settings)
@@ -100,6 +106,13 @@ public struct PortalConfiguration: Sendable {
             window: try settings.duration("LOGIN_ATTEMPT_WINDOW", default: .seconds(900), minimum: .seconds(1))
         )
         cleanupInterval = try settings.duration("CLEANUP_INTERVAL", default: .seconds(900), minimum: .seconds(1))
+        totpRequiredForOfficers = try settings.bool("TOTP_REQUIRED_FOR_OFFICERS", default: false)
+        if let text = settings.optionalString("TOTP_ENCRYPTION_KEY") {
+            guard let key = [UInt8](hex: text), key.count == TOTPSecretSealer.keyBytes else {
+                throw ConfigurationError(variable: "TOTP_ENCRYPTION_KEY", reason: "must be 32 bytes in hex")
+            }
+            totpEncryptionKey = key
+        }
     }
 }
 

@@ -62,6 +62,10 @@ public enum PortalService {
             rateLimits: rateLimits,
             signInAttempts: signInAttempts,
             audit: AuditLog(database: database),
+            officerAudit: OfficerAuditLog(database: database),
+            twoFactor: TwoFactorStore(database: database),
+            // Without local accounts nobody has a TOTP secret: no key file is made.
+            totpSealer: TOTPSecretSealer(key: configuration.localLogin ? try PortalTOTPKey.load(configuration) : environment.random.bytes(count: TOTPSecretSealer.keyBytes)),
             hasher: PasswordHasher(cost: configuration.bcryptCost),
             signer: signer,
             oidc: configuration.oidc.map { OIDCProvider(settings: $0, http: http.client, clock: environment.clock, logger: logger) },

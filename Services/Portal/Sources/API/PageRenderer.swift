@@ -38,11 +38,17 @@ struct PageRenderer: Sendable {
     ) -> Response {
         var context = values
         context["t"] = language.texts
+        context["a"] = language.accountTexts
         context["lang"] = language.rawValue
         context["title"] = title
         if let session {
             context["officer"] = session.officer.name
             context["csrf"] = session.csrfToken
+            // The navigation, for a session that has finished its steps.
+            if session.pendingStep == nil {
+                if session.officer.isSupervisor { context["supervisor"] = true }
+                if session.officer.source == .local { context["localAccount"] = true }
+            }
         }
         guard let html = library.render(context, withTemplate: template) else {
             // A template missing from the bundle is a packaging error, not the officer's.

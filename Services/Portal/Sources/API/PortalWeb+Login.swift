@@ -7,7 +7,11 @@ import PortalDomain
 /// Sign-in with a local account, and sign-out.
 extension PortalWeb {
     func loginPage(_ request: Request) async throws -> Response {
-        if case .active = try await session(request) { return redirect("/") }
+        switch try await session(request) {
+        case .active: return redirect("/")
+        case .pending(_, let step): return redirect(step.path)
+        case .none, .ended: break
+        }
         let notice = request.uri.queryParameters["notice"].flatMap { LoginNotice(rawValue: String($0)) }
         return loginForm(request, notice: notice, failed: false, userName: nil)
     }
@@ -38,25 +42,38 @@ extension PortalWeb {
             countSignIn(.refused)
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
+        // An account with two-factor sign-in continues with its code; a temporary password (a supervisor set it)
+        // opens nothing but the page that replaces it; an account that needs two-factor sign-in sets it up first.
+        let step = SignInSteps.next(
+            secondFactorPending: try await twoFactor.enrolment(name: usable.name) != nil,
+            mustChangePassword: usable.mustChangePassword,
+            enrolled: false,
+            enrolmentRequired: SignInSteps.enrolmentRequired(roles: usable.roles, requiredForOfficers: configuration.totpRequiredForOfficers)
+        )
         var response: Response
         do {
             response = try await startSession(
                 for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil,
-                checkedPasswordHash: usable.passwordHash, response: redirect("/")
+                checkedPasswordHash: usable.passwordHash, pendingStep: step, response: redirect(step?.path ?? "/")
             )
         } catch is AccountChangedDuringSignIn {
             logger.notice("sign-in refused: the account was changed while its password was checked")
             countSignIn(.refused)
             return loginForm(request, notice: nil, failed: true, userName: name)
         }
-        try await signInAttempts.reset(name: name)
+        // With a second factor to come, the attempts go on counting until it passes.
+        if step != .secondFactor { try await signInAttempts.reset(name: name) }
         countSignIn(.signedIn)
         response.setCookie(cookies.clearLogin())
         return response
     }
 
     func logout(_ request: Request) async throws -> Response {
-        guard case .active(let current) = try await session(request) else { return signInAgain(nil) }
+        let current: PortalSession
+        switch try await session(request) {
+        case .active(let session), .pending(let session, _): current = session
+        case .none, .ended: return signInAgain(nil)
+        }
         try requireCSRF(try await form(request), expected: current.csrfToken)
         try await sessions.delete(idHash: current.idHash)
         logger.info("officer signed out", metadata: ["officer": "\(current.officer.name)"])

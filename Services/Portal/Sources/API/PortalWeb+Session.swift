@@ -11,7 +11,16 @@ extension PortalWeb {
         case none
         /// A cookie whose session has ended (timeout, sign-out elsewhere, account disabled).
         case ended
+        /// A session that must finish a step (a password change) before anything else: only that step's page and
+        /// sign-out serve it. Routes that ask for `.active` treat it as no session.
+        case pending(PortalSession, SessionStep)
         case active(PortalSession)
+    }
+
+    /// What a route that needs a signed-in officer gets: the session, or the answer that sends the browser elsewhere.
+    enum Gate {
+        case open(PortalSession)
+        case closed(Response)
     }
 
     static let maxFormBytes = 16 * 1024
@@ -23,7 +32,20 @@ extension PortalWeb {
     func session(_ request: Request) async throws -> SessionLookup {
         guard let value = request.cookies[cookies.sessionName]?.value, !value.isEmpty else { return .none }
         guard let session = try await sessions.find(idHash: SecretHash.sha256Hex(value), now: clock.now()) else { return .ended }
+        if let step = session.pendingStep { return .pending(session, step) }
         return .active(session)
+    }
+
+    /// The session of a signed-in officer who has finished every step; otherwise `none` without a session, the
+    /// sign-in page for an ended one, and the step's page for one with a step to finish.
+    func activeSession(_ request: Request, otherwise none: @autoclosure () -> Response) async throws -> Gate {
+        let lookup = try await session(request)
+        switch lookup {
+        case .none: return .closed(none())
+        case .ended: return .closed(signInAgain(.ended))
+        case .pending(_, let step): return .closed(redirect(step.path))
+        case .active(let session): return .open(session)
+        }
     }
 
     /// The local account changed (disabled, or given a new password) while its sign-in checked the password.
@@ -32,7 +54,9 @@ extension PortalWeb {
     /// Starts a session for `officer` and returns the response that sets its cookie. A local sign-in passes the
     /// password hash it checked: the session is stored only while the account still has it and is enabled
     /// (otherwise `AccountChangedDuringSignIn`).
-    func startSession(for officer: Officer, tokens: OIDCSessionTokens?, checkedPasswordHash: String? = nil, response: Response) async throws -> Response {
+    func startSession(
+        for officer: Officer, tokens: OIDCSessionTokens?, checkedPasswordHash: String? = nil, pendingStep: SessionStep? = nil, response: Response
+    ) async throws -> Response {
         let id = random.bytes(count: 32).hexString
         let now = clock.now()
         let session = PortalSession(
@@ -41,7 +65,8 @@ extension PortalWeb {
             csrfToken: random.bytes(count: 32).hexString,
             createdAt: now.epochSeconds,
             expiresAt: now.addingTimeInterval(configuration.sessionTimeout.seconds).epochSeconds,
-            oidcTokens: tokens
+            oidcTokens: tokens,
+            pendingStep: pendingStep
         )
         guard try await sessions.create(session, whileAccountHasPasswordHash: checkedPasswordHash) else {
             throw AccountChangedDuringSignIn()

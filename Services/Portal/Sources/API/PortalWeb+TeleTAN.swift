@@ -8,10 +8,9 @@ import PortalDomain
 extension PortalWeb {
     func startPage(_ request: Request) async throws -> Response {
         let current: PortalSession
-        switch try await session(request) {
-        case .none: return redirect("/login")
-        case .ended: return signInAgain(.ended)
-        case .active(let session): current = session
+        switch try await activeSession(request, otherwise: redirect("/login")) {
+        case .closed(let elsewhere): return elsewhere
+        case .open(let session): current = session
         }
         let language = language(request)
         let texts = language.texts
@@ -41,7 +40,11 @@ extension PortalWeb {
     /// Issues a teleTAN and shows it once. The answer to this POST is the only place the code ever appears:
     /// it is not stored, not logged, not cached, and no URL shows it again.
     func issueTeleTAN(_ request: Request) async throws -> Response {
-        guard case .active(let current) = try await session(request) else { return signInAgain(.ended) }
+        let current: PortalSession
+        switch try await activeSession(request, otherwise: signInAgain(.ended)) {
+        case .closed(let elsewhere): return elsewhere
+        case .open(let session): current = session
+        }
         let fields = try await form(request)
         try requireCSRF(fields, expected: current.csrfToken)
         guard let kind = fields["type"].flatMap(TeleTANKind.init(rawValue:)) else { throw PortalError.badRequest }
@@ -65,7 +68,11 @@ extension PortalWeb {
     /// once, as a teleTAN is shown: the same role as TEST teleTANs, the same limit of one per interval per officer,
     /// the same audit.
     func issueCode(_ request: Request) async throws -> Response {
-        guard case .active(let current) = try await session(request) else { return signInAgain(.ended) }
+        let current: PortalSession
+        switch try await activeSession(request, otherwise: signInAgain(.ended)) {
+        case .closed(let elsewhere): return elsewhere
+        case .open(let session): current = session
+        }
         let fields = try await form(request)
         try requireCSRF(fields, expected: current.csrfToken)
         guard let kind = fields["kind"].flatMap(FamilyCodeKind.init(rawValue:)), configuration.codeKinds.contains(kind) else {

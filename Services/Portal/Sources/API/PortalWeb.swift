@@ -7,7 +7,8 @@ import PortalDomain
 
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
-/// `+Static`.
+/// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
+/// (administration by supervisors), `+Audit` (the audit page), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
     let pages: PageRenderer
@@ -18,6 +19,11 @@ struct PortalWeb: Sendable {
     let rateLimits: OfficerRateLimitStore
     let signInAttempts: SignInAttemptStore
     let audit: AuditLog
+    /// The officer administration's steps (`portal_admin_audit_log`).
+    let officerAudit: OfficerAuditLog
+    let twoFactor: TwoFactorStore
+    /// Seals TOTP secrets and keys the recovery codes' hashes.
+    let totpSealer: TOTPSecretSealer
     let hasher: PasswordHasher
     /// Local mode: signs the officer's token for verification (nil when local login is off).
     let signer: OfficerTokenSigner?
@@ -44,6 +50,19 @@ struct PortalWeb: Sendable {
         router.post("/logout") { request, _ in try await self.logout(request) }
         router.get("/login/oidc") { request, _ in try await self.startOIDCLogin(request) }
         router.get("/login/oidc/callback") { request, _ in try await self.finishOIDCLogin(request) }
+        router.get("/login/code") { request, _ in try await self.secondFactorPage(request) }
+        router.post("/login/code") { request, _ in try await self.checkSecondFactor(request) }
+        router.get("/totp") { request, _ in try await self.enrolmentPage(request) }
+        router.post("/totp") { request, _ in try await self.confirmEnrolment(request) }
+        router.get("/password") { request, _ in try await self.passwordPage(request) }
+        router.post("/password") { request, _ in try await self.changePassword(request) }
+        router.get("/officers") { request, _ in try await self.officersPage(request) }
+        router.post("/officers") { request, _ in try await self.addOfficer(request) }
+        router.post("/officers/disable") { request, _ in try await self.disableOfficer(request) }
+        router.post("/officers/enable") { request, _ in try await self.enableOfficer(request) }
+        router.post("/officers/reset-password") { request, _ in try await self.resetOfficerPassword(request) }
+        router.post("/officers/roles") { request, _ in try await self.changeOfficerRoles(request) }
+        router.get("/audit") { request, _ in try await self.auditPage(request) }
         router.get("/static/{file}") { request, context in try self.asset(context.parameters.require("file")) }
     }
 }

@@ -1,12 +1,12 @@
 import ArgumentParser
 import ExposureCore
 
-/// `portal-service users add|list|disable|enable|set-password`: local officer accounts.
+/// `portal-service users add|list|disable|enable|set-password|reset-2fa`: local officer accounts.
 struct UsersCommand: SubcommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Manage local officer accounts.",
-        subcommands: [Add.self, List.self, Disable.self, Enable.self, SetPassword.self]
+        subcommands: [Add.self, List.self, Disable.self, Enable.self, SetPassword.self, ResetTwoFactor.self]
     )
 
     /// The subcommand `words` name (`["add", "anna", "--roles", "c19hotline"]`).
@@ -68,6 +68,19 @@ struct UsersCommand: SubcommandGroup {
 
         func output(in context: PortalAdmin.Context) async throws -> String {
             try await PortalAdmin.setPassword(name, in: context)
+        }
+    }
+
+    struct ResetTwoFactor: PortalAdminCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-2fa",
+            abstract: "Remove an account's two-factor sign-in (a lost phone and no recovery code left) and end its sessions; it is set up again at the next sign-in."
+        )
+        @Argument var name: String
+        @OptionGroup var settings: SettingsOptions
+
+        func output(in context: PortalAdmin.Context) async throws -> String {
+            try await PortalAdmin.resetTwoFactor(name, in: context)
         }
     }
 }

@@ -59,7 +59,7 @@ public struct PortalSigningKey: Sendable {
 
     /// Writes a private temporary file, then hard-links it into place: `link(2)` fails when the target exists,
     /// so a concurrent creator's key is kept and nobody reads a half-written file.
-    private static func createExclusively(_ path: String, contents: String) throws {
+    static func createExclusively(_ path: String, contents: String) throws {
         let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

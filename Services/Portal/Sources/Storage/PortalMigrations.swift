@@ -73,6 +73,42 @@ enum PortalMigrations {
                 "CREATE INDEX portal_sign_in_attempts_window_start ON portal_sign_in_attempts (window_start)",
             ]
         },
+        Migration(version: 3, name: "officer administration and two-factor sign-in: temporary passwords, session steps, administration audit log, TOTP secrets and recovery codes") { dialect in
+            let autoID = dialect == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+            return [
+                // 1 while the password is a temporary one a supervisor set: the officer must choose their own first.
+                "ALTER TABLE portal_users ADD COLUMN must_change_password BIGINT NOT NULL DEFAULT 0",
+                // A step the session must finish before anything else (`SessionStep`), NULL when there is none.
+                "ALTER TABLE portal_sessions ADD COLUMN pending_step TEXT",
+                // Who did what to whom, and when: never a password.
+                """
+                CREATE TABLE portal_admin_audit_log (
+                    id \(autoID),
+                    actor TEXT NOT NULL,
+                    actor_source TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    target TEXT,
+                    detail TEXT,
+                    occurred_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX portal_admin_audit_log_occurred_at ON portal_admin_audit_log (occurred_at)",
+                // Two-factor sign-in: the TOTP secret sealed with AES-GCM under TOTP_ENCRYPTION_KEY (NULL: none set up),
+                // the last time step whose code was taken (no code is taken twice), the secret a session is setting
+                // up, and the recovery codes as HMACs under a key derived from it.
+                "ALTER TABLE portal_users ADD COLUMN totp_secret TEXT",
+                "ALTER TABLE portal_users ADD COLUMN totp_last_step BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE portal_sessions ADD COLUMN totp_enrolment TEXT",
+                """
+                CREATE TABLE portal_recovery_codes (
+                    name TEXT NOT NULL,
+                    code_hash TEXT NOT NULL,
+                    used_at BIGINT,
+                    PRIMARY KEY (name, code_hash)
+                )
+                """,
+            ]
+        },
     ]
 
     static var migrator: Migrator { Migrator(service: "portal", migrations: all) }

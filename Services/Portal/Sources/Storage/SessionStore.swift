@@ -14,6 +14,8 @@ public struct PortalSession: Sendable {
     public let expiresAt: Int64
     /// OIDC sessions: the provider's tokens, used as the bearer towards verification.
     public var oidcTokens: OIDCSessionTokens?
+    /// A step the officer must finish before the portal serves this session anything else.
+    public var pendingStep: SessionStep? = nil
 }
 
 public struct OIDCSessionTokens: Sendable, Equatable {
@@ -38,11 +40,12 @@ public struct SessionStore: Sendable {
     public func create(_ session: PortalSession, whileAccountHasPasswordHash passwordHash: String? = nil) async throws -> Bool {
         var query: SQLQueryString = """
             INSERT INTO portal_sessions (id_hash, officer, roles, source, csrf_token, created_at, expires_at,
-                                         access_token, access_token_expires_at, refresh_token)
+                                         access_token, access_token_expires_at, refresh_token, pending_step)
             SELECT \(bind: session.idHash), \(bind: session.officer.name), \(bind: RoleList.encode(session.officer.roles)),
                    \(bind: session.officer.source.rawValue), \(bind: session.csrfToken), \(bind: session.createdAt),
                    \(bind: session.expiresAt), \(bind: session.oidcTokens?.accessToken),
-                   \(bind: session.oidcTokens?.accessTokenExpiresAt), \(bind: session.oidcTokens?.refreshToken)
+                   \(bind: session.oidcTokens?.accessTokenExpiresAt), \(bind: session.oidcTokens?.refreshToken),
+                   \(bind: session.pendingStep?.rawValue)
             """
         if let passwordHash {
             query += """
@@ -60,7 +63,7 @@ public struct SessionStore: Sendable {
         try await database.withConnection { connection in
             guard let row = try await connection.raw("""
                 SELECT id_hash, officer, roles, source, csrf_token, created_at, expires_at,
-                       access_token, access_token_expires_at, refresh_token
+                       access_token, access_token_expires_at, refresh_token, pending_step
                 FROM portal_sessions WHERE id_hash = \(bind: idHash) AND expires_at > \(bind: now.epochSeconds)
                 """).first() else { return nil }
             guard let source = Officer.Source(rawValue: try row.decode(column: "source", as: String.self)) else { return nil }
@@ -81,7 +84,9 @@ public struct SessionStore: Sendable {
                         accessTokenExpiresAt: try row.decode(column: "access_token_expires_at", as: Int64?.self),
                         refreshToken: try row.decode(column: "refresh_token", as: String?.self)
                     )
-                }
+                },
+                // A step this version does not know is one the session has not finished: it gets no further.
+                pendingStep: try row.decode(column: "pending_step", as: String?.self).map { SessionStep(rawValue: $0) ?? .secondFactor }
             )
         }
     }

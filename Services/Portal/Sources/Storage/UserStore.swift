@@ -9,6 +9,8 @@ public struct UserRecord: Sendable, Equatable {
     public let roles: Set<String>
     public let disabledAt: Int64?
     public let createdAt: Int64
+    /// The password is a temporary one a supervisor set: the officer must choose their own at sign-in.
+    public var mustChangePassword: Bool = false
 
     public var isDisabled: Bool { disabledAt != nil }
 }
@@ -22,11 +24,13 @@ public struct UserStore: Sendable {
     }
 
     /// Adds an account; false when the name is taken.
-    public func add(name: String, passwordHash: String, roles: Set<String>, now: Date) async throws -> Bool {
+    /// `temporary`: the officer must change the password at their first sign-in.
+    public func add(name: String, passwordHash: String, roles: Set<String>, temporary: Bool = false, now: Date) async throws -> Bool {
         try await database.withConnection { connection in
             try await connection.raw("""
-                INSERT INTO portal_users (name, password_hash, roles, disabled_at, created_at, updated_at)
-                VALUES (\(bind: name), \(bind: passwordHash), \(bind: RoleList.encode(roles)), NULL, \(bind: now.epochSeconds), \(bind: now.epochSeconds))
+                INSERT INTO portal_users (name, password_hash, roles, disabled_at, created_at, updated_at, must_change_password)
+                VALUES (\(bind: name), \(bind: passwordHash), \(bind: RoleList.encode(roles)), NULL, \(bind: now.epochSeconds), \(bind: now.epochSeconds),
+                        \(bind: temporary ? 1 : 0))
                 ON CONFLICT (name) DO NOTHING RETURNING name
                 """).first() != nil
         }
@@ -35,14 +39,14 @@ public struct UserStore: Sendable {
     public func find(name: String) async throws -> UserRecord? {
         try await database.withConnection { connection in
             try await connection.raw("""
-                SELECT name, password_hash, roles, disabled_at, created_at FROM portal_users WHERE name = \(bind: name)
+                SELECT name, password_hash, roles, disabled_at, created_at, must_change_password FROM portal_users WHERE name = \(bind: name)
                 """).first().map(Self.record)
         }
     }
 
     public func list() async throws -> [UserRecord] {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT name, password_hash, roles, disabled_at, created_at FROM portal_users ORDER BY name")
+            try await connection.raw("SELECT name, password_hash, roles, disabled_at, created_at, must_change_password FROM portal_users ORDER BY name")
                 .all().map(Self.record)
         }
     }
@@ -58,11 +62,13 @@ public struct UserStore: Sendable {
         }
     }
 
-    /// Replaces the password hash; false when there is no such account.
-    public func setPassword(name: String, passwordHash: String, now: Date) async throws -> Bool {
+    /// Replaces the password hash; false when there is no such account. `temporary`: the officer must change it at
+    /// their next sign-in.
+    public func setPassword(name: String, passwordHash: String, temporary: Bool = false, now: Date) async throws -> Bool {
         try await database.withConnection { connection in
             try await connection.raw("""
-                UPDATE portal_users SET password_hash = \(bind: passwordHash), updated_at = \(bind: now.epochSeconds)
+                UPDATE portal_users SET password_hash = \(bind: passwordHash), must_change_password = \(bind: temporary ? 1 : 0),
+                    updated_at = \(bind: now.epochSeconds)
                 WHERE name = \(bind: name) RETURNING name
                 """).first() != nil
         }
@@ -74,7 +80,8 @@ public struct UserStore: Sendable {
             passwordHash: try row.decode(column: "password_hash", as: String.self),
             roles: RoleList.decode(try row.decode(column: "roles", as: String.self)),
             disabledAt: try row.decode(column: "disabled_at", as: Int64?.self),
-            createdAt: try row.decode(column: "created_at", as: Int64.self)
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            mustChangePassword: try row.decode(column: "must_change_password", as: Int64.self) != 0
         )
     }
 }

@@ -1,0 +1,22 @@
+/// What the administration audit log records (`portal_admin_audit_log.action`): who did what to whom, never a password.
+public enum OfficerAction: String, Sendable, CaseIterable {
+    case added = "officer_added"
+    case disabled = "officer_disabled"
+    case enabled = "officer_enabled"
+    /// A supervisor gave the account a new temporary password.
+    case passwordReset = "password_reset"
+    case rolesChanged = "roles_changed"
+    /// The officer chose their own password (after a temporary one, or any time).
+    case passwordChanged = "password_changed"
+    /// The officer set up two-factor sign-in.
+    case totpEnrolled = "totp_enrolled"
+    /// The officer signed in with a recovery code (one fewer left).
+    case recoveryCodeUsed = "recovery_code_used"
+
+    /// The audit page's name for the teleTAN and one-time code requests of `portal_audit_log`, which it shows beside
+    /// the administration's rows.
+    public static let issuance = "issue"
+
+    /// Every value the audit page's action filter accepts.
+    public static var filterValues: [String] { allCases.map(\.rawValue) + [issuance] }
+}

@@ -1,0 +1,48 @@
+import HTTPTypes
+import PortalDomain
+
+/// Why the officer administration refused a request, as a page in the officer's language.
+enum OfficerAdminProblem: Error, Equatable {
+    case notSupervisor
+    case refused(OfficerChangeRule.Refusal)
+    case nameTaken
+    case invalidName
+    case noSuchOfficer
+    case badFilter
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .notSupervisor: .forbidden
+        case .refused, .nameTaken: .conflict
+        case .invalidName, .badFilter: .badRequest
+        case .noSuchOfficer: .notFound
+        }
+    }
+
+    /// `data-problem` of the page.
+    var code: String {
+        switch self {
+        case .notSupervisor: "not-supervisor"
+        case .refused(.disableSelf): "disable-self"
+        case .refused(.dropOwnSupervisorRole): "own-supervisor-role"
+        case .refused(.resetOwnPassword): "reset-own-password"
+        case .nameTaken: "name-taken"
+        case .invalidName: "invalid-name"
+        case .noSuchOfficer: "no-such-officer"
+        case .badFilter: "bad-filter"
+        }
+    }
+
+    func message(_ a: AccountTexts) -> String {
+        switch self {
+        case .notSupervisor: a.notSupervisor
+        case .refused(.disableSelf): a.refusedDisableSelf
+        case .refused(.dropOwnSupervisorRole): a.refusedOwnSupervisorRole
+        case .refused(.resetOwnPassword): a.refusedResetOwnPassword
+        case .nameTaken: a.refusedNameTaken
+        case .invalidName: a.refusedInvalidName
+        case .noSuchOfficer: a.refusedNoSuchOfficer
+        case .badFilter: a.badFilter
+        }
+    }
+}

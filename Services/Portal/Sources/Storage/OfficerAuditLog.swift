@@ -1,0 +1,76 @@
+import ExposureCore
+import Foundation
+import PortalDomain
+import SQLKit
+
+/// One administration step: who (`actor`, of `actorSource`) did what (`action`) to whom (`target`), with what
+/// (`detail`, e.g. the new roles), and when. A password is never part of it.
+public struct OfficerAuditEntry: Sendable, Equatable {
+    public let actor: String
+    public let actorSource: Officer.Source
+    /// An `OfficerAction` raw value, or `OfficerAction.issuance` for a row of the teleTAN log.
+    public let action: String
+    public let target: String?
+    public let detail: String?
+    public let occurredAt: Int64
+
+    public init(actor: String, actorSource: Officer.Source, action: String, target: String?, detail: String?, occurredAt: Int64) {
+        self.actor = actor
+        self.actorSource = actorSource
+        self.action = action
+        self.target = target
+        self.detail = detail
+        self.occurredAt = occurredAt
+    }
+}
+
+/// Append-only queries on `portal_admin_audit_log`, and the audit page's view of it together with the teleTAN and
+/// one-time code requests of `portal_audit_log`.
+public struct OfficerAuditLog: Sendable {
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    public func record(_ entry: OfficerAuditEntry) async throws {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                INSERT INTO portal_admin_audit_log (actor, actor_source, action, target, detail, occurred_at)
+                VALUES (\(bind: entry.actor), \(bind: entry.actorSource.rawValue), \(bind: entry.action), \(bind: entry.target),
+                        \(bind: entry.detail), \(bind: entry.occurredAt))
+                """).run()
+        }
+    }
+
+    /// One page of both logs, newest first, as `filter` says; one row more than a page when an older page exists.
+    public func page(_ filter: AuditFilter) async throws -> [OfficerAuditEntry] {
+        // The teleTAN log joins as action `issue` (a constant of ours, not a parameter: PostgreSQL must know its type), its type, outcome and health authority as the detail.
+        var query: SQLQueryString = """
+            SELECT actor, actor_source, action, target, detail, occurred_at FROM (
+                SELECT id, 1 AS log, actor, actor_source, action, target, detail, occurred_at FROM portal_admin_audit_log
+                UNION ALL
+                SELECT id, 2 AS log, officer AS actor, source AS actor_source, '\(unsafeRaw: OfficerAction.issuance)' AS action, NULL AS target,
+                       teletan_type || ' ' || outcome || COALESCE(' ' || health_authority, '') AS detail, occurred_at
+                FROM portal_audit_log
+            ) entries WHERE 1 = 1
+            """
+        if let actor = filter.actor { query += " AND actor = \(bind: actor)" }
+        if let action = filter.action { query += " AND action = \(bind: action)" }
+        if let from = filter.from { query += " AND occurred_at >= \(bind: from)" }
+        if let until = filter.until { query += " AND occurred_at < \(bind: until)" }
+        query += " ORDER BY occurred_at DESC, log, id DESC LIMIT \(bind: AuditFilter.pageSize + 1) OFFSET \(bind: filter.offset)"
+        return try await database.withConnection { [query] connection in
+            try await connection.raw(query).all().map { row in
+                OfficerAuditEntry(
+                    actor: try row.decode(column: "actor", as: String.self),
+                    actorSource: Officer.Source(rawValue: try row.decode(column: "actor_source", as: String.self)) ?? .local,
+                    action: try row.decode(column: "action", as: String.self),
+                    target: try row.decode(column: "target", as: String?.self),
+                    detail: try row.decode(column: "detail", as: String?.self),
+                    occurredAt: try row.decode(column: "occurred_at", as: Int64.self)
+                )
+            }
+        }
+    }
+}
