@@ -31,13 +31,7 @@ PYTHON
 )"
 VERIFICATION=${ports[0]} VERIFICATION_INTERNAL=${ports[1]} TESTRESULT=${ports[2]} TESTRESULT_INTERNAL=${ports[3]}
 SUBMISSION=${ports[4]} PORTAL=${ports[5]} VERIFICATION_ISSUER=${ports[10]}
-# The LEMON API is off unless configured: the fuzzed suite turns it on with keys made for the run.
-openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$data/lemon-encryption.pem" 2>/dev/null
-openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$data/lemon-signing.pem" 2>/dev/null
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$data/lemon-jwt.pem" 2>/dev/null
-SUBMISSION_LEMON_ENABLED=1 SUBMISSION_LEMON_APPID_HASH_KEYS="k1:$(openssl rand -base64 32)" \
-    SUBMISSION_LEMON_ENCRYPTION_KEY_FILE="$data/lemon-encryption.pem" SUBMISSION_LEMON_SIGNING_KEY_FILE="$data/lemon-signing.pem" \
-    SUBMISSION_LEMON_JWT_KEY_FILE="$data/lemon-jwt.pem" \
+# The LEMON API is on in the suite, with the development keys it makes on first start in the data directory.
 DATA_DIR="$data" LOG_LEVEL=error \
     VERIFICATION_PORT=$VERIFICATION VERIFICATION_INTERNAL_PORT=$VERIFICATION_INTERNAL VERIFICATION_MANAGEMENT_PORT=${ports[6]} \
     VERIFICATION_ISSUER_PORT=$VERIFICATION_ISSUER \

@@ -9,7 +9,7 @@ import SwiftProtobuf
 /// and an app of that family, unchanged, claims, uploads and finds its keys published.
 extension DemoStory {
     /// The CovidShield and ProteGO stories, with the suite's officer signed into the portal (the suite enables both
-    /// code kinds; services deployed elsewhere may not, so the demo runs these against a suite only).
+    /// code kinds; services deployed elsewhere may not, so the demo runs these against a suite only), then LEMON's.
     func runFamilyStories() async throws {
         guard let user = credentials["OFFICER_USER"], let password = credentials["OFFICER_PASSWORD"] else {
             throw DemoFailure("no OFFICER_USER and OFFICER_PASSWORD in the credentials file")
@@ -17,6 +17,7 @@ extension DemoStory {
         let portal = try await DemoPortalSession.signIn(user, password: password, portal: endpoints.portal, http: http).0
         try await runCovidShieldStory(portal: portal)
         try await runProteGOStory(portal: portal)
+        if let lemon { try await runLemonStory(lemon) }
     }
 
     func runCovidShieldStory(portal: DemoPortalSession) async throws {

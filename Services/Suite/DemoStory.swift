@@ -20,6 +20,8 @@ struct DemoStory {
     /// Where the credentials came from, for the advice when a service refuses one.
     let credentialsSource: String
     let exportPublicKey: P256.Signing.PublicKey?
+    /// The LEMON story's keys and aggregates: only for a suite, which turns the family on (`SuiteLemonKeys`).
+    var lemon: DemoLemonAccess? = nil
     let http = DemoClient()
     let random = SystemRandomSource()
 

@@ -34,6 +34,8 @@ enum SuiteLauncher {
         // teleTANs are stored under a key made on first start and kept in the data directory (mode 0600)
         let teleTANHashKeysFile = layout.path("teletan-hash-keys")
         try SecretHashKey.createKeyFileIfMissing(at: teleTANHashKeysFile, id: "suite", random: random)
+        // The LEMON family on, with development keys kept beside the data (`SuiteLemonKeys`)
+        let lemon = try SuiteLemonKeys.settings(layout: layout, random: random)
         return StackPlan(
             databases: Dictionary(uniqueKeysWithValues: StackMember.allCases.map { ($0, layout.database($0.rawValue)) }),
             tokens: StackTokens(
@@ -50,7 +52,7 @@ enum SuiteLauncher {
                     "DISTRIBUTION_INTERVAL": "5s",
                     "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true",
                     "SHIFTING_THRESHOLD": "1",
-                ],
+                ].merging(lemon) { $1 },
                 // The other app families' codes beside the teleTAN, for their demo stories.
                 .portal: ["HEALTH_AUTHORITIES": "10001=Demo health authority", "ONE_TIME_CODE_KINDS": "covidshield,protego"],
             ]
@@ -164,7 +166,8 @@ enum SuiteLauncher {
                 endpoints: configured,
                 credentials: try credentials.read(),
                 credentialsSource: "\(layout.path("credentials.txt")); a suite already running keeps its own, so give the demo the DATA_DIR that suite was started with",
-                exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: exportPublicKeyPEM(plan: plan, settings: settings, logger: logger))
+                exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: exportPublicKeyPEM(plan: plan, settings: settings, logger: logger)),
+                lemon: try lemonAccess(plan: plan, settings: settings, environment: serviceEnvironment)
             )
             try await story.runTestStory()
             try await story.runTeleTANStory()
@@ -178,7 +181,8 @@ enum SuiteLauncher {
             endpoints: services.endpoints,
             credentials: services.credentials,
             credentialsSource: layout.path("credentials.txt"),
-            exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: services.exportPublicKeyPEM)
+            exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: services.exportPublicKeyPEM),
+            lemon: try lemonAccess(plan: plan, settings: settings, environment: serviceEnvironment)
         )
         do {
             try await story.runTestStory()
@@ -189,6 +193,17 @@ enum SuiteLauncher {
         } catch {
             await services.stack.stop()
             throw error
+        }
+    }
+
+    /// The LEMON story's access: the submission service's server keys as configured, and its aggregates call (what
+    /// `submission-service lemon-aggregates` prints). Nil when the family is turned off (`SUBMISSION_LEMON_ENABLED=false`).
+    static func lemonAccess(plan: StackPlan, settings: InProcessRunner.SettingsReader, environment: ServiceEnvironment) throws -> DemoLemonAccess? {
+        let submission = try SubmissionConfiguration(settings(.submission, plan.settings(of: .submission)), serveExportsByDefault: true)
+        guard submission.lemon.enabled, let keys = submission.lemon.serverKeys else { return nil }
+        let k = submission.lemon.aggregateMinimumCount
+        return DemoLemonAccess(serverKeys: keys, minimumCount: k) { day in
+            try await SubmissionService.lemonAggregates(submission, from: day, to: day, minimumCount: k, environment: environment)
         }
     }
 

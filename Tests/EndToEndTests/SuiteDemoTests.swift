@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// `exposure-suite demo` with no suite running: it starts one in its process, on the ports it is given, and tells
-/// every story against it, the other app families' included (their code kinds are on in the suite).
+/// every story against it, the other app families' included (their code kinds are on in the suite, and LEMON with
+/// development keys it makes on first start).
 @Suite struct SuiteDemoTests {
     static let portVariables = [
         "VERIFICATION_PORT", "VERIFICATION_INTERNAL_PORT", "VERIFICATION_ISSUER_PORT", "VERIFICATION_MANAGEMENT_PORT",
@@ -21,11 +22,29 @@ import Testing
         let output = run.standardOutput + run.standardError
         #expect(!run.timedOut)
         #expect(run.status == 0, "\(output)")
-        for story in ["== A positive PCR test", "== An officer gives a teleTAN", "== A CovidShield app", "== A ProteGO Safe app"] {
+        for story in [
+            "== A positive PCR test", "== An officer gives a teleTAN", "== A CovidShield app", "== A ProteGO Safe app", "== A LEMON tracing app",
+        ] {
             #expect(output.contains(story), "\(story) missing from \(output)")
         }
         #expect(output.contains("error NONE"))
         #expect(output.contains("in index.txt: a signed GAEN zip of region PL"))
+        // LEMON, with keys the suite made on its first start: a signed registration, a JWT, German symptoms, a survey,
+        // and the day's counts with the one answer suppressed.
+        for line in [
+            "1. The app registers its AppId with a fresh RSA-2048 key pair, signing its seed and the time: 201;",
+            "(the same AppId signed with another key is refused: 401;",
+            "2. It authenticates with a new seed, signed with its key: 201, a JWT (ES256) valid until ",
+            "3. It reads the symptoms in German with the JWT: 200, ", "Halsschmerzen",
+            "4. It donates a survey (Positive, ", "5. The health authority's aggregates (submission-service lemon-aggregates)",
+            ",answers,,<10", ",status,Positive,<10", "(small counts suppressed: a count below k=10 is printed as <10",
+        ] {
+            #expect(output.contains(line), "\(line) missing from \(output)")
+        }
+        for key in ["lemon-encryption-key.pem", "lemon-signing-key.pem", "lemon-jwt-key.pem", "lemon-appid-hash-keys"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(key).path)
+            #expect(attributes[.posixPermissions] as? Int == 0o600, "\(key)")
+        }
         #expect(output.contains("Every step held."))
     }
 }

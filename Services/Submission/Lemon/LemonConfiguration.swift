@@ -25,6 +25,12 @@ public struct LemonConfiguration: Sendable {
     /// `LEMON_STATISTICS_FILE`: a JHU CSSE daily report the service imports every `LEMON_STATISTICS_INTERVAL`
     /// (default 1h) when set; `submission-service lemon-import <file>` imports one at once.
     public var statisticsFile: String?
+    /// `LEMON_STATISTICS_URL`: the same report fetched over HTTP(S) by the service every `LEMON_STATISTICS_INTERVAL`
+    /// (instead of `LEMON_STATISTICS_FILE`), within `LEMON_STATISTICS_TIMEOUT` (default 30s) and up to
+    /// `LEMON_STATISTICS_MAX_BYTES` (default 16 MiB); a failed fetch keeps the figures imported before.
+    public var statisticsURL: String?
+    public var statisticsTimeout: Duration
+    public var statisticsMaxBytes: Int
     public var statisticsInterval: Duration
     /// `LEMON_STATISTICS_SOURCE` and `LEMON_STATISTICS_SOURCE_URL`: what the statistics answers name as their source.
     public var statisticsSource: String
@@ -41,6 +47,17 @@ public struct LemonConfiguration: Sendable {
         deviceBurst = try settings.int("LEMON_DEVICE_BURST", default: 100, in: 1...1_000_000)
         dataDirectory = settings.optionalString("LEMON_DATA_DIRECTORY")
         statisticsFile = settings.optionalString("LEMON_STATISTICS_FILE")
+        statisticsURL = settings.optionalString("LEMON_STATISTICS_URL")
+        if let url = statisticsURL {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false else {
+                throw ConfigurationError(variable: "LEMON_STATISTICS_URL", reason: "must be an http or https URL")
+            }
+            guard statisticsFile == nil else {
+                throw ConfigurationError(variable: "LEMON_STATISTICS_URL", reason: "cannot be set with LEMON_STATISTICS_FILE: name one source")
+            }
+        }
+        statisticsTimeout = try settings.duration("LEMON_STATISTICS_TIMEOUT", default: .seconds(30), minimum: .milliseconds(100))
+        statisticsMaxBytes = try settings.int("LEMON_STATISTICS_MAX_BYTES", default: 16 * 1024 * 1024, in: 1024...1_073_741_824)
         statisticsInterval = try settings.duration("LEMON_STATISTICS_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         statisticsSource = settings.string("LEMON_STATISTICS_SOURCE", default: "JHU CSSE COVID-19 Data")
         statisticsSourceURL = settings.string("LEMON_STATISTICS_SOURCE_URL", default: "https://github.com/CSSEGISandData/COVID-19")

@@ -18,7 +18,7 @@ public enum LemonFamily {
         guard configuration.enabled, let serverKeys = configuration.serverKeys, let jwtKey = configuration.jwtKey else { return }
         let catalog = try LemonCatalogFiles.load(extraDirectory: configuration.dataDirectory)
         let tokens = await LemonAccessTokens(privateKey: jwtKey, clock: environment.clock, random: environment.random)
-        let devices = LemonDeviceStore(database: database)
+        let devices = LemonDeviceStore(database: database, sealer: serverKeys.sessionKeySealer)
         let api = LemonAPI(
             catalog: catalog,
             deviceRules: LemonDeviceRules(catalog: catalog),

@@ -135,6 +135,15 @@ public enum SubmissionService {
                 try await LemonStatisticsImport.run(file: file, day: nil, configuration: lemon, database: database, clock: environment.clock)
             })
         }
+        if configuration.lemon.enabled, let url = configuration.lemon.statisticsURL {
+            // Fetched with the service's own client (shut down with it), its timeout and size limit per request.
+            let lemon = configuration.lemon
+            jobs.append(PeriodicJob(name: "submission.lemon-statistics", interval: lemon.statisticsInterval, logger: logger) {
+                await LemonStatisticsImport.scheduled(
+                    url: url, http: http.client, configuration: lemon, database: database, clock: environment.clock, logger: logger
+                )
+            })
+        }
         return ServiceBundle(
             name: name,
             listeners: [

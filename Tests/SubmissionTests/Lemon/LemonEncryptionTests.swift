@@ -87,6 +87,67 @@ import Testing
         }
     }
 
+    /// A registration with payload encryption on, and the session keys the app derives for it.
+    static func register(_ h: LemonHarness, _ device: LemonTestDevice) async throws -> (token: String, id: String, material: [UInt8]) {
+        let secret = Data((0..<48).map { _ in UInt8.random(in: 0...255) })
+        let seed = LemonTestDevice.seed()
+        let registered = try await h.devices(device.registration(now: h.clock.now(), seed: seed, secret: secret))
+        registered.expectEnvelope(201)
+        let token = try #require(registered.lemonData["accessToken"] as? String)
+        let serverSeedText = try #require(registered.lemonData["seed"] as? String)
+        let serverSeed = try #require(Data(base64Encoded: serverSeedText))
+        let clientSeed = try #require(Data(base64Encoded: seed))
+        let keys = Keys(secret: secret, clientSeed: clientSeed, serverSeed: serverSeed)
+        let material = keys.aes.withUnsafeBytes { Array($0) } + keys.mac.withUnsafeBytes { Array($0) }
+        // The device's id is the token's subject.
+        var payload = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while payload.count % 4 != 0 { payload += "=" }
+        let payloadBytes = try #require(Data(base64Encoded: payload))
+        let claims = try #require(try JSONSerialization.jsonObject(with: payloadBytes) as? [String: Any])
+        return (token, try #require(claims["sub"] as? String), material)
+    }
+
+    static func sessionKeys(_ h: LemonHarness, id: String) async throws -> [UInt8]? {
+        try await h.base.database.withConnection { connection in
+            try await connection.raw("SELECT session_keys FROM lemon_devices WHERE id = \(bind: id)").first()?
+                .decode(column: "session_keys", as: Data?.self).map(Array.init)
+        }
+    }
+
+    /// Session keys are kept sealed to their device: the database holds no byte string of the keys, and sealed keys
+    /// copied onto another device's row (or keys stored in the clear, as before migration 10) open no session.
+    @Test(arguments: TestDatabase.all)
+    func sessionKeysAreStoredSealedToTheirDevice(kind: TestDatabase) async throws {
+        try await LemonHarness.run(kind, settings: ["LEMON_PAYLOAD_ENCRYPTION": "true"]) { h in
+            let first = try await Self.register(h, LemonTestDevice())
+            let second = try await Self.register(h, LemonTestDevice())
+            for device in [first, second] {
+                let stored = try #require(try await Self.sessionKeys(h, id: device.id))
+                #expect(stored.count > LemonPayloadCipher.materialBytes)
+                for part in [device.material, Array(device.material.prefix(32)), Array(device.material.suffix(32))] {
+                    #expect(Data(stored).range(of: Data(part)) == nil && Data(stored).range(of: Data(part.hexString.utf8)) == nil,
+                            "the stored session keys hold the keys in the clear")
+                }
+            }
+            func symptoms(_ device: (token: String, id: String, material: [UInt8])) async throws -> TestResponse {
+                try await h.client.request(.GET, "/api/v1/symptoms", headers: [("Authorization", "Bearer \(device.token)")])
+            }
+            #expect(try await symptoms(second).status == 200)
+            // The first device's sealed keys copied onto the second's row: they do not open there.
+            let copied = try #require(try await Self.sessionKeys(h, id: first.id))
+            try await h.base.database.withConnection { connection in
+                try await connection.raw("UPDATE lemon_devices SET session_keys = \(bind: Data(copied)) WHERE id = \(bind: second.id)").run()
+            }
+            try await symptoms(second).expectEnvelope(401)
+            #expect(try await symptoms(first).status == 200)
+            // Keys in the clear, as rows held them before: not taken as keys.
+            try await h.base.database.withConnection { connection in
+                try await connection.raw("UPDATE lemon_devices SET session_keys = \(bind: Data(second.material)) WHERE id = \(bind: second.id)").run()
+            }
+            try await symptoms(second).expectEnvelope(401)
+        }
+    }
+
     @Test func theCipherOpensWhatItSeals() throws {
         let cipher = LemonPayloadCipher(preMasterSecret: Array(repeating: 1, count: 48), clientSeed: Array(repeating: 2, count: 32),
                                         serverSeed: Array(repeating: 3, count: 32))

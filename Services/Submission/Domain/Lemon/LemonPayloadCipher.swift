@@ -11,6 +11,8 @@ import Foundation
 public struct LemonPayloadCipher: Sendable {
     public static let ivBytes = 16
     public static let macBytes = 32
+    /// Bytes of a session's key material: the AES key, then the MAC key.
+    public static let materialBytes = 64
 
     let encryptionKey: SymmetricKey
     let macKey: SymmetricKey
@@ -28,7 +30,7 @@ public struct LemonPayloadCipher: Sendable {
 
     /// The cipher of a stored session.
     public init(material: [UInt8]) {
-        precondition(material.count == 64)
+        precondition(material.count == Self.materialBytes)
         self.material = material
         encryptionKey = SymmetricKey(data: material.prefix(32))
         macKey = SymmetricKey(data: material.suffix(32))

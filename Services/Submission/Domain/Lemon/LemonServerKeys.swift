@@ -17,6 +17,16 @@ public struct LemonServerKeys: Sendable {
         self.signing = signing
     }
 
+    /// The public half the apps encrypt their pre-master secret for (built into the app, as the signing key's is).
+    public var encryptionPublicKey: _RSA.Encryption.PublicKey {
+        get throws { try _RSA.Encryption.PrivateKey(derRepresentation: encryptionDER).publicKey }
+    }
+
+    /// What seals the devices' session keys at rest, under a key derived from the decryption key.
+    public var sessionKeySealer: LemonSessionKeySealer {
+        LemonSessionKeySealer(serverKeyDER: encryptionDER)
+    }
+
     /// The 48-byte pre-master secret, or unauthorized (seed: 401) for anything that does not decrypt to one.
     public func preMasterSecret(_ encrypted: [UInt8]) throws(LemonRejection) -> [UInt8] {
         let secret: Data

@@ -4,9 +4,11 @@ import SQLKit
 import SubmissionDomain
 
 /// `lemon_devices`: one row per registered device, found by the keyed hash of its AppId or by its id (the JWT's
-/// subject). Push tokens are stored as sent (the server must be able to push) and never logged.
+/// subject). Push tokens are stored as sent (the server must be able to push) and never logged. Payload session keys
+/// are stored sealed and bound to the row (`LemonSessionKeySealer`).
 struct LemonDeviceStore: Sendable {
     let database: Database
+    let sealer: LemonSessionKeySealer
 
     enum Registration: Sendable, Equatable {
         case registered
@@ -86,20 +88,23 @@ struct LemonDeviceStore: Sendable {
         }
     }
 
-    /// Whether the device of a token still exists, and the keys of its latest session (payload encryption).
+    /// Whether the device of a token still exists, and the keys of its latest session (payload encryption): nil when
+    /// none are kept, or when the sealed keys in the row were not sealed for this device (a row copied or swapped).
     func session(id: String) async throws -> (exists: Bool, keys: [UInt8]?) {
         try await database.withConnection { connection in
             guard let row = try await connection.raw("SELECT session_keys FROM lemon_devices WHERE id = \(bind: id)").first() else {
                 return (false, nil)
             }
-            return (true, try row.decode(column: "session_keys", as: Data?.self).map(Array.init))
+            let sealed = try row.decode(column: "session_keys", as: Data?.self)
+            return (true, sealed.flatMap { sealer.open(Array($0), deviceID: id) })
         }
     }
 
-    /// Keeps the payload keys of the session just opened (they replace the last session's).
+    /// Keeps the payload keys of the session just opened, sealed to the device (they replace the last session's).
     func setSessionKeys(id: String, _ keys: [UInt8]) async throws {
+        let sealed = try sealer.seal(keys, deviceID: id)
         try await database.withConnection { connection in
-            try await connection.raw("UPDATE lemon_devices SET session_keys = \(bind: Data(keys)) WHERE id = \(bind: id)").run()
+            try await connection.raw("UPDATE lemon_devices SET session_keys = \(bind: Data(sealed)) WHERE id = \(bind: id)").run()
         }
     }
 

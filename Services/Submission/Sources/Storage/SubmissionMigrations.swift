@@ -146,6 +146,12 @@ enum SubmissionMigrations {
                 """,
             ]
         }),
+        Migration(version: 10, name: "keep LEMON session keys only sealed", statements: { _ in
+            // `session_keys` now holds the keys sealed to their device (`LemonSessionKeySealer`). Keys stored before
+            // were in the clear and cannot be sealed here (the key is not the database's): they are dropped, and each
+            // device opens a new session at its next authentication, as it does every hour when its JWT runs out.
+            ["UPDATE lemon_devices SET session_keys = NULL"]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }
