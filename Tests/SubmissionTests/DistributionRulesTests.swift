@@ -72,7 +72,7 @@ func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = 
         let key = P256.Signing.PrivateKey()
         let signer = ExportSigner(privateKey: key, signatureInfo: ExportSigner.signatureInfo(appBundleID: "de.rki.coronawarnapp", keyVersion: "v1", keyID: "262"))
         let keys = [dayKey(5, day: 20_000), dayKey(1, day: 20_000, trl: 8)]
-        let zip = try ExportArchive.make(keys: keys, batch: .init(startTimestamp: 1000, endTimestamp: 4600, region: "DE"), signer: signer)
+        let zip = try ExportArchive.make(keys: keys, batch: .init(startTimestamp: 1000, endTimestamp: 4600, region: "DE"), signers: ExportSignerSet(signer))
         let (binary, export, signatures) = try ExportArchive.read(zip)
         #expect(Array(binary.prefix(16)) == Array("EK Export v1    ".utf8))
         #expect(export.startTimestamp == 1000 && export.endTimestamp == 4600)

@@ -25,7 +25,7 @@ import Testing
         let key = P256.Signing.PrivateKey()
         let signer = ExportSigner(privateKey: key, signatureInfo: ExportSigner.signatureInfo(appBundleID: "app", keyVersion: "v1", keyID: "262"))
         try await body(Run(
-            distributor: Distributor(configuration: configuration, database: h.database, signer: signer, logger: TestLogger.quiet),
+            distributor: Distributor(configuration: configuration, database: h.database, signers: ExportSignerSet(signer), logger: TestLogger.quiet),
             writer: ExportTreeWriter(root: root), layout: configuration.layout, key: key
         ))
     }
@@ -196,7 +196,7 @@ import Testing
             try await upload(h, count: 2, firstByte: 40)
             try await withDistributor(h) { run in
                 let replica = Distributor(
-                    configuration: run.distributor.configuration, database: h.database, signer: run.distributor.signer, logger: TestLogger.quiet
+                    configuration: run.distributor.configuration, database: h.database, signers: run.distributor.signers, logger: TestLogger.quiet
                 )
                 let interval = Duration.seconds(3600)
                 // A minute into an hour two hours ahead, so that the keys' hour has ended and the calls below stay

@@ -32,7 +32,7 @@ import Testing
             keyData: Array(1...16), rollingStartIntervalNumber: 2_799_936, rollingPeriod: 144, transmissionRiskLevel: 7, submissionHour: 0
         )
         let zip = try ExportArchive.make(
-            keys: [exportable], batch: .init(startTimestamp: 1_700_000_000, endTimestamp: 1_700_003_600, region: "DE"), signer: signer
+            keys: [exportable], batch: .init(startTimestamp: 1_700_000_000, endTimestamp: 1_700_003_600, region: "DE"), signers: ExportSignerSet(signer)
         )
         let (binary, _, signatures) = try ExportArchive.read(zip)
         #expect(binary.hexString == Self.knownAnswer)

@@ -20,7 +20,7 @@ import ZIPFoundation
     }
 
     func distributor(_ h: SubmissionHarness, _ configuration: DistributionConfiguration, tree: (any ExportTreeStore)? = nil) -> Distributor {
-        Distributor(configuration: configuration, database: h.database, signer: signer, tree: tree, logger: TestLogger.quiet)
+        Distributor(configuration: configuration, database: h.database, signers: ExportSignerSet(signer), tree: tree, logger: TestLogger.quiet)
     }
 
     /// Every object under the tree's prefix: path in the tree → content.

@@ -13,16 +13,13 @@ public struct ProteGOConfiguration: Sendable {
     /// Where in the tree (`PROTEGO_EXPORT_PATH`, default `protego/<region>`): the apps' key base URL is the CDN's
     /// `<path>/`.
     public var exportPath: String
-    /// The region's own export signing key (`PROTEGO_SIGNING_KEY_FILE`, a PEM P-256 private key); nil = a development
-    /// key at `developmentKeyPath` (`<DATA_DIR>/protego-signing-key.pem`), generated on first start as the CWA one is.
-    public var signingKeyFile: String?
-    public var developmentKeyPath: String
-    /// `SignatureInfo` of the region's files: `PROTEGO_SIGNATURE_APP_BUNDLE_ID` (pl.gov.mc.protegosafe),
-    /// `PROTEGO_SIGNATURE_KEY_ID` (260, Poland's mobile country code; the key id Apple and Google registered for
-    /// Poland is not known) and `PROTEGO_SIGNATURE_KEY_VERSION` (v1).
-    public var appBundleID: String
-    public var keyID: String
-    public var keyVersion: String
+    /// The region's own export signing keys: `PROTEGO_SIGNING_KEY_FILE` (a PEM P-256 private key; nil = a development
+    /// key at `<DATA_DIR>/protego-signing-key.pem`, generated on first start as the CWA one is),
+    /// `PROTEGO_SIGNING_ADDITIONAL_KEY_FILES`, and the `SignatureInfo` of the region's files:
+    /// `PROTEGO_SIGNATURE_APP_BUNDLE_ID` (pl.gov.mc.protegosafe), `PROTEGO_SIGNATURE_KEY_ID` (260, Poland's mobile
+    /// country code; the key id Apple and Google registered for Poland is not known) and
+    /// `PROTEGO_SIGNATURE_KEY_VERSION` (v1).
+    public var signing: ExportSigningKeys
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         region = settings.string("PROTEGO_REGION", default: "PL")
@@ -42,11 +39,10 @@ public struct ProteGOConfiguration: Sendable {
               components.first != "version" else {
             throw ConfigurationError(variable: "PROTEGO_EXPORT_PATH", reason: "must be a relative path of plain names outside version/, got '\(exportPath)'")
         }
-        signingKeyFile = settings.optionalString("PROTEGO_SIGNING_KEY_FILE")
-        developmentKeyPath = settings.string("DATA_DIR", default: "data") + "/protego-signing-key.pem"
-        appBundleID = settings.string("PROTEGO_SIGNATURE_APP_BUNDLE_ID", default: "pl.gov.mc.protegosafe")
-        keyID = settings.string("PROTEGO_SIGNATURE_KEY_ID", default: "260")
-        keyVersion = settings.string("PROTEGO_SIGNATURE_KEY_VERSION", default: "v1")
+        signing = try ExportSigningKeys(
+            settings, prefix: "PROTEGO_", developmentKeyPath: settings.string("DATA_DIR", default: "data") + "/protego-signing-key.pem",
+            defaultAppBundleID: "pl.gov.mc.protegosafe", defaultKeyID: "260"
+        )
     }
 
     public var layout: ProteGOExportLayout { ProteGOExportLayout(root: exportPath) }

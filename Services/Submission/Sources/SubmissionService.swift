@@ -200,31 +200,21 @@ public enum SubmissionService {
     /// The distribution job with its outputs: the CWA tree and, unless turned off, the ProteGO download format.
     static func makeDistributor(_ service: SubmissionConfiguration, database: Database, logger: Logger) throws -> Distributor {
         let configuration = service.distribution
-        let key = try SigningKeyFile.load(configured: configuration.signingKeyFile, developmentPath: configuration.developmentKeyPath, logger: logger)
-        let signer = ExportSigner(
-            privateKey: key,
-            signatureInfo: ExportSigner.signatureInfo(appBundleID: configuration.appBundleID, keyVersion: configuration.keyVersion, keyID: configuration.keyID)
-        )
-        var distributor = Distributor(configuration: configuration, database: database, signer: signer, logger: logger)
+        let signers = try configuration.signing.load(logger: logger)
+        var distributor = Distributor(configuration: configuration, database: database, signers: signers, logger: logger)
         if service.protego.exports {
             distributor.protego = try makeProteGOOutput(service, database: database, logger: logger)
         }
         return distributor
     }
 
-    /// The ProteGO output: the region's keys, its own signing key and key id, the CWA expiry and batch rules.
+    /// The ProteGO output: the region's keys, its own signing keys and key id, the CWA expiry and batch rules.
     static func makeProteGOOutput(_ service: SubmissionConfiguration, database: Database, logger: Logger) throws -> ProteGOExportOutput {
         let protego = service.protego, distribution = service.distribution
-        let key = try SigningKeyFile.load(
-            configured: protego.signingKeyFile, developmentPath: protego.developmentKeyPath, variable: "PROTEGO_SIGNING_KEY_FILE", logger: logger
-        )
         return ProteGOExportOutput(
             region: protego.region,
             store: ProteGOExportStore(database: database, region: protego.region),
-            signer: ExportSigner(
-                privateKey: key,
-                signatureInfo: ExportSigner.signatureInfo(appBundleID: protego.appBundleID, keyVersion: protego.keyVersion, keyID: protego.keyID)
-            ),
+            signers: try protego.signing.load(logger: logger),
             layout: protego.layout,
             planner: ProteGOExportPlanner(
                 expiry: ExpiryPolicy(delayMinutes: Int64(distribution.expiryDelayMinutes)),
@@ -235,13 +225,10 @@ public enum SubmissionService {
         )
     }
 
-    /// The public key of the ProteGO region's export signing key, in PEM (creates the development key when none is
+    /// The public key of the ProteGO region's primary export signing key, in PEM (creates the development key when none is
     /// configured).
     public static func protegoExportPublicKeyPEM(_ configuration: SubmissionConfiguration, logger: Logger) throws -> String {
-        let protego = configuration.protego
-        return try SigningKeyFile.load(
-            configured: protego.signingKeyFile, developmentPath: protego.developmentKeyPath, variable: "PROTEGO_SIGNING_KEY_FILE", logger: logger
-        ).publicKey.pemRepresentation
+        try configuration.protego.signing.primaryKey(logger: logger).publicKey.pemRepresentation
     }
 
     /// `submission-service distribute`: one distribution run (skipped when another replica is running one).
@@ -259,11 +246,9 @@ public enum SubmissionService {
         }
     }
 
-    /// The public key of the export signing key, in PEM (creates the development key when none is configured).
+    /// The public key of the primary export signing key, in PEM (creates the development key when none is configured).
     public static func exportPublicKeyPEM(_ configuration: SubmissionConfiguration, logger: Logger) throws -> String {
-        let distribution = configuration.distribution
-        return try SigningKeyFile.load(configured: distribution.signingKeyFile, developmentPath: distribution.developmentKeyPath, logger: logger)
-            .publicKey.pemRepresentation
+        try configuration.distribution.signing.primaryKey(logger: logger).publicKey.pemRepresentation
     }
 
     /// `submission-service lemon-import`: imports one statistics file of the LEMON family; returns the rows stored.

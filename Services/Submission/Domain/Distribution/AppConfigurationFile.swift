@@ -62,16 +62,10 @@ public enum AppConfigurationFile {
         try ApplicationConfiguration(jsonString: json)
     }
 
-    /// The signed zip of a configuration.
-    public static func make(_ configuration: ApplicationConfiguration, signer: ExportSigner) throws -> Data {
+    /// The zip of a configuration, signed by each of `signers` (the primary key's signature first).
+    public static func make(_ configuration: ApplicationConfiguration, signers: ExportSignerSet) throws -> Data {
         let binary: [UInt8] = try configuration.serializedBytes()
-        var signature = TEKSignature()
-        signature.signatureInfo = signer.signatureInfo
-        signature.batchNum = 1
-        signature.batchSize = 1
-        signature.signature = Data(try signer.signature(for: binary))
-        var list = TEKSignatureList()
-        list.signatures = [signature]
+        let list = try signers.signatureList(for: binary)
         return try ExportArchive.zip([("export.bin", Data(binary)), ("export.sig", try list.serializedData())])
     }
 }

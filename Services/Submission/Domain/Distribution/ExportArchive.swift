@@ -3,7 +3,7 @@ import Foundation
 import ZIPFoundation
 
 /// One key file: a zip holding `export.bin` (header + `TemporaryExposureKeyExport`) then `export.sig`
-/// (`TEKSignatureList` with the signature over all of `export.bin`).
+/// (`TEKSignatureList` with a signature by every configured key over all of `export.bin`).
 public enum ExportArchive {
     public struct Batch: Sendable {
         public var startTimestamp: UInt64
@@ -21,25 +21,18 @@ public enum ExportArchive {
         }
     }
 
-    /// The zip's bytes for `keys` (already ordered), signed by `signer`.
-    public static func make(keys: some Collection<ExportableKey>, batch: Batch, signer: ExportSigner) throws -> Data {
+    /// The zip's bytes for `keys` (already ordered), signed by each of `signers`.
+    public static func make(keys: some Collection<ExportableKey>, batch: Batch, signers: ExportSignerSet) throws -> Data {
         var export = TemporaryExposureKeyExport()
         export.startTimestamp = batch.startTimestamp
         export.endTimestamp = batch.endTimestamp
         export.region = batch.region
         export.batchNum = batch.batchNumber
         export.batchSize = batch.batchSize
-        export.signatureInfos = [signer.signatureInfo]
+        export.signatureInfos = signers.signatureInfos
         export.keys = keys.map(RiskLevelEncoding.exported)
         let binary = try ExportFileFormat.exportBinary(export)
-
-        var signature = TEKSignature()
-        signature.signatureInfo = signer.signatureInfo
-        signature.batchNum = batch.batchNumber
-        signature.batchSize = batch.batchSize
-        signature.signature = Data(try signer.signature(for: binary))
-        var list = TEKSignatureList()
-        list.signatures = [signature]
+        let list = try signers.signatureList(for: binary, batchNumber: batch.batchNumber, batchSize: batch.batchSize)
         return try zip([("export.bin", Data(binary)), ("export.sig", try list.serializedData())])
     }
 

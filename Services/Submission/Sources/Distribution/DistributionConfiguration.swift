@@ -10,13 +10,10 @@ public struct DistributionConfiguration: Sendable {
     public var exportDirectory: URL
     /// The S3-compatible store the tree is published to instead (`EXPORT_S3_*`); nil = `exportDirectory`.
     public var objectStore: ObjectStoreConfiguration?
-    /// `SIGNING_KEY_FILE`; nil = a development key at `developmentKeyPath`.
-    public var signingKeyFile: String?
-    public var developmentKeyPath: String
+    /// `SIGNING_KEY_FILE` (nil = a development key at `DATA_DIR/export-signing-key.pem`), `SIGNATURE_*` and
+    /// `SIGNING_ADDITIONAL_KEY_FILES`: the keys that sign every file and the app configuration.
+    public var signing: ExportSigningKeys
     public var country: String
-    public var appBundleID: String
-    public var keyVersion: String
-    public var keyID: String
     public var minimumRiskLevel: Int
     public var lookbackDays: Int
     public var shiftingThreshold: Int
@@ -37,12 +34,10 @@ public struct DistributionConfiguration: Sendable {
         let data = settings.string("DATA_DIR", default: "data")
         exportDirectory = URL(fileURLWithPath: settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
         objectStore = try ObjectStoreConfiguration(settings)
-        signingKeyFile = settings.optionalString("SIGNING_KEY_FILE")
-        developmentKeyPath = data + "/export-signing-key.pem"
+        signing = try ExportSigningKeys(
+            settings, developmentKeyPath: data + "/export-signing-key.pem", defaultAppBundleID: "de.rki.coronawarnapp", defaultKeyID: "262"
+        )
         self.country = country
-        appBundleID = settings.string("SIGNATURE_APP_BUNDLE_ID", default: "de.rki.coronawarnapp")
-        keyVersion = settings.string("SIGNATURE_KEY_VERSION", default: "v1")
-        keyID = settings.string("SIGNATURE_KEY_ID", default: "262")
         minimumRiskLevel = try settings.int("DISTRIBUTION_MIN_RISK_LEVEL", default: 3, in: 1...8)
         lookbackDays = try settings.int("DISTRIBUTION_LOOKBACK_DAYS", default: 10, in: 1...14)
         shiftingThreshold = try settings.int("SHIFTING_THRESHOLD", default: 140, in: 1...1_000_000)

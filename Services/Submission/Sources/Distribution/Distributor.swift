@@ -30,18 +30,18 @@ public struct Distributor: Sendable {
     let configuration: DistributionConfiguration
     let store: DistributionStore
     let database: Database
-    let signer: ExportSigner
+    let signers: ExportSignerSet
     let tree: any ExportTreeStore
     let logger: Logger
     /// The ProteGO download format, written after the CWA tree by the same run (nil: not written).
     var protego: ProteGOExportOutput?
 
     /// - Parameter tree: where to publish; by default where the configuration says (`EXPORT_DIR` or `EXPORT_S3_*`).
-    public init(configuration: DistributionConfiguration, database: Database, signer: ExportSigner, tree: (any ExportTreeStore)? = nil, logger: Logger) {
+    public init(configuration: DistributionConfiguration, database: Database, signers: ExportSignerSet, tree: (any ExportTreeStore)? = nil, logger: Logger) {
         self.configuration = configuration
         self.database = database
         self.store = DistributionStore(database: database, minimumRiskLevel: configuration.minimumRiskLevel, lookbackDays: configuration.lookbackDays)
-        self.signer = signer
+        self.signers = signers
         self.tree = tree ?? configuration.tree
         self.logger = logger
     }
@@ -133,7 +133,7 @@ public struct Distributor: Sendable {
                 let path = number == 1 ? bundle.path : layout.part(bundle.path, number)
                 let info = ExportArchive.Batch(startTimestamp: bundle.start, endTimestamp: bundle.end, region: configuration.country,
                                                batchNumber: Int32(number), batchSize: Int32(batches.count))
-                let zip = try await NIOThreadPool.singleton.runIfActive { [signer] in try ExportArchive.make(keys: batch, batch: info, signer: signer) }
+                let zip = try await NIOThreadPool.singleton.runIfActive { [signers] in try ExportArchive.make(keys: batch, batch: info, signers: signers) }
                 if number == 1, batches.count > 1 {
                     try await tree.publish(layout.parts(bundle.path), Data(DistributionPlanner.json(Array(1...batches.count))), immutable: immutable)
                 }
@@ -145,7 +145,7 @@ public struct Distributor: Sendable {
             try await tree.publish(path, Data(json), immutable: false)
         }
         let appConfiguration = try AppConfigurationFile.parse(json: configuration.appConfigurationJSON)
-        try await tree.publish(layout.appConfig, try AppConfigurationFile.make(appConfiguration, signer: signer), immutable: false)
+        try await tree.publish(layout.appConfig, try AppConfigurationFile.make(appConfiguration, signers: signers), immutable: false)
         report.foldersRemoved = try await applyRetention(plan)
 
         Counter(label: "distribution_runs_total").increment()

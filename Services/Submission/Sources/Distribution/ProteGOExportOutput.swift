@@ -4,13 +4,13 @@ import NIOPosix
 import SubmissionDomain
 
 /// The ProteGO Safe download format, a second output of the one distribution run: `index.txt` and signed GAEN zips
-/// for the region's keys, in the same tree store as the CWA files, signed with the region's own key
-/// (docs/protego.md). The zips are the CWA ones (`ExportArchive`, `ExportBatches`, `ExportSigner`); only the choice of
+/// for the region's keys, in the same tree store as the CWA files, signed with the region's own keys
+/// (docs/protego.md). The zips are the CWA ones (`ExportArchive`, `ExportBatches`, `ExportSignerSet`); only the choice of
 /// keys, the names and the index differ (`ProteGOExportPlanner`, `ProteGOExportLayout`).
 struct ProteGOExportOutput: Sendable {
     let region: String
     let store: ProteGOExportStore
-    let signer: ExportSigner
+    let signers: ExportSignerSet
     let layout: ProteGOExportLayout
     let planner: ProteGOExportPlanner
     let lookbackDays: Int
@@ -74,7 +74,7 @@ struct ProteGOExportOutput: Sendable {
                 batchNumber: Int32(offset + 1), batchSize: Int32(batches.count)
             )
             let batch = batches[offset]
-            let zip = try await NIOThreadPool.singleton.runIfActive { [signer] in try ExportArchive.make(keys: batch, batch: info, signer: signer) }
+            let zip = try await NIOThreadPool.singleton.runIfActive { [signers] in try ExportArchive.make(keys: batch, batch: info, signers: signers) }
             if try await tree.publish(paths[offset], zip, immutable: true) { written += 1 }
         }
         return written

@@ -11,14 +11,7 @@ public enum SigningKeyFile {
         configured: String?, developmentPath: String, variable: String = "SIGNING_KEY_FILE", logger: Logger
     ) throws -> P256.Signing.PrivateKey {
         if let configured {
-            guard let pem = try? String(contentsOfFile: configured, encoding: .utf8) else {
-                throw ConfigurationError(variable: variable, reason: "names \(configured), which cannot be read")
-            }
-            do {
-                return try P256.Signing.PrivateKey(pemRepresentation: pem)
-            } catch {
-                throw ConfigurationError(variable: variable, reason: "names \(configured), which is not a PEM P-256 private key")
-            }
+            return try read(configured, variable: variable)
         }
         if let pem = try? String(contentsOfFile: developmentPath, encoding: .utf8), let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             return key
@@ -33,6 +26,18 @@ public enum SigningKeyFile {
             "no \(variable): generated a development export signing key; phones must be given its public key",
             metadata: ["file": "\(developmentPath)", "publicKey": "\(key.publicKey.pemRepresentation.replacingOccurrences(of: "\n", with: " "))"]
         )
+        return key
+    }
+
+    /// The operator's key file named by `variable`: a clear start-up error when it cannot be read or is not a PEM
+    /// P-256 private key (another curve, an RSA key, a public key).
+    public static func read(_ path: String, variable: String) throws(ConfigurationError) -> P256.Signing.PrivateKey {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError(variable: variable, reason: "names \(path), which cannot be read")
+        }
+        guard let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else {
+            throw ConfigurationError(variable: variable, reason: "names \(path), which is not a PEM P-256 private key")
+        }
         return key
     }
 }

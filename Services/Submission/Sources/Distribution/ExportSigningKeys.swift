@@ -1,0 +1,64 @@
+import Crypto
+import ExposureCore
+import ExposureProtocol
+import Logging
+import SubmissionDomain
+
+/// The settings of one output's signing keys (the CWA tree's, `SIGNING_*`/`SIGNATURE_*`, or a region's, such as
+/// `PROTEGO_*`): the primary key with its `SignatureInfo`, and the additional keys that sign beside it.
+public struct ExportSigningKeys: Sendable {
+    /// The primary key's setting (`SIGNING_KEY_FILE`) and file; nil = a development key at `developmentKeyPath`.
+    public var variable: String
+    public var keyFile: String?
+    public var developmentKeyPath: String
+    public var appBundleID: String
+    public var keyID: String
+    public var keyVersion: String
+    /// The setting of the additional keys (`SIGNING_ADDITIONAL_KEY_FILES`) and its entries.
+    public var additionalVariable: String
+    public var additional: [AdditionalSigningKey]
+
+    /// Reads `<prefix>SIGNING_KEY_FILE`, `<prefix>SIGNATURE_APP_BUNDLE_ID`, `<prefix>SIGNATURE_KEY_ID`,
+    /// `<prefix>SIGNATURE_KEY_VERSION` (default `v1`) and `<prefix>SIGNING_ADDITIONAL_KEY_FILES` (default none).
+    public init(
+        _ settings: Settings, prefix: String = "", developmentKeyPath: String, defaultAppBundleID: String, defaultKeyID: String
+    ) throws(ConfigurationError) {
+        variable = prefix + "SIGNING_KEY_FILE"
+        keyFile = settings.optionalString(variable)
+        self.developmentKeyPath = developmentKeyPath
+        appBundleID = settings.string(prefix + "SIGNATURE_APP_BUNDLE_ID", default: defaultAppBundleID)
+        keyVersion = settings.string(prefix + "SIGNATURE_KEY_VERSION", default: "v1")
+        keyID = settings.string(prefix + "SIGNATURE_KEY_ID", default: defaultKeyID)
+        additionalVariable = prefix + "SIGNING_ADDITIONAL_KEY_FILES"
+        additional = try AdditionalSigningKey.list(settings, variable: additionalVariable, primaryKeyID: keyID, primaryKeyVersion: keyVersion)
+    }
+
+    /// The primary key (creating the development key when none is configured).
+    public func primaryKey(logger: Logger) throws -> P256.Signing.PrivateKey {
+        try SigningKeyFile.load(configured: keyFile, developmentPath: developmentKeyPath, variable: variable, logger: logger)
+    }
+
+    /// Every key, read at start-up: a file that cannot be read, is not a P-256 private key, or holds a key already
+    /// in the set stops start-up with the setting's name.
+    public func load(logger: Logger) throws -> ExportSignerSet {
+        let primary = try primaryKey(logger: logger)
+        var seen = [primary.publicKey.x963Representation]
+        var signers: [ExportSigner] = []
+        for (index, entry) in additional.enumerated() {
+            let key = try SigningKeyFile.read(entry.file, variable: additionalVariable)
+            if let earlier = seen.firstIndex(of: key.publicKey.x963Representation) {
+                throw ConfigurationError(
+                    variable: additionalVariable,
+                    reason: "entry \(index + 1) names \(entry.file), the same key as \(earlier == 0 ? variable : "entry \(earlier)"): each version needs a key of its own"
+                )
+            }
+            seen.append(key.publicKey.x963Representation)
+            signers.append(ExportSigner(privateKey: key, signatureInfo: info(keyVersion: entry.keyVersion, keyID: entry.keyID)))
+        }
+        return ExportSignerSet(ExportSigner(privateKey: primary, signatureInfo: info(keyVersion: keyVersion, keyID: keyID)), additional: signers)
+    }
+
+    func info(keyVersion: String, keyID: String) -> SignatureInfo {
+        ExportSigner.signatureInfo(appBundleID: appBundleID, keyVersion: keyVersion, keyID: keyID)
+    }
+}
