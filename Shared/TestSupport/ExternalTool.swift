@@ -25,7 +25,11 @@ public enum ExternalTool {
 
     /// Runs `arguments` (the tool first, found on PATH) and returns what it printed; throws when it cannot start or
     /// exits non-zero, with what it wrote to standard error.
-    public static func run(_ arguments: [String]) throws -> Data {
+    public static func run(_ arguments: [String]) async throws -> Data {
+        try await onThreadOfItsOwn { try runBlocking(arguments) }
+    }
+
+    private static func runBlocking(_ arguments: [String]) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -53,7 +57,7 @@ public enum ExternalTool {
     /// python3-protobuf lives), else the first `python3` on PATH.
     public static var python: String {
         if let configured = ProcessInfo.processInfo.environment["PYTHON"], !configured.isEmpty { return configured }
-        for candidate in ["/usr/bin/python3", "python3"] where (try? run([candidate, "-c", "import google.protobuf"])) != nil {
+        for candidate in ["/usr/bin/python3", "python3"] where (try? runBlocking([candidate, "-c", "import google.protobuf"])) != nil {
             return candidate
         }
         return "python3"
@@ -70,7 +74,7 @@ public enum ExternalTool {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for proto in protos {
-            _ = try run(["protoc", "--python_out=\(directory.path)", "-I", proto.directory.path, proto.name])
+            _ = try runBlocking(["protoc", "--python_out=\(directory.path)", "-I", proto.directory.path, proto.name])
         }
         return directory
     }
@@ -78,7 +82,7 @@ public enum ExternalTool {
     /// Whether OpenSSL verifies `signature` (DER, ECDSA with SHA-256) over the file `data` with the PEM public key
     /// `publicKey`: the check a phone or a CDN operator can make without our code.
     public static func opensslVerifies(_ data: URL, signature: URL, publicKey: URL) -> Bool {
-        guard let output = try? run(["openssl", "dgst", "-sha256", "-verify", publicKey.path, "-signature", signature.path, data.path]) else {
+        guard let output = try? runBlocking(["openssl", "dgst", "-sha256", "-verify", publicKey.path, "-signature", signature.path, data.path]) else {
             return false
         }
         return String(decoding: output, as: UTF8.self).contains("Verified OK")

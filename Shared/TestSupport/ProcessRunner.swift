@@ -27,7 +27,7 @@ public final class ProcessRunner: StackRunner {
     /// `portal-service signing-key` makes the key under `DATA_DIR` and prints where its public half is.
     public func preparePortalKey(variables: [String: String]) async throws -> String {
         let environment = base.merging(variables) { $1 }
-        let signing = try ServiceProcess.run(StackMember.portal.executable, ["signing-key"], environment: environment)
+        let signing = try await ServiceProcess.run(StackMember.portal.executable, ["signing-key"], environment: environment)
         guard signing.status == 0, let file = signing.output.split(separator: "\n").last(where: { $0.hasSuffix(".pub.pem") }) else {
             throw ServiceProcessError.exited("portal-service signing-key", signing.status, signing.output)
         }

@@ -79,7 +79,11 @@ public final class ServiceProcess: @unchecked Sendable {
     deinit { stop() }
 
     /// Runs a command of an executable to completion and returns its exit code and output.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+        try await onThreadOfItsOwn { try runBlocking(executable, arguments, environment: environment) }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(executable)
         process.arguments = arguments
@@ -108,7 +112,13 @@ public final class ServiceProcess: @unchecked Sendable {
     /// Runs a command of an executable to completion with empty standard input, keeping what it wrote to standard
     /// output (a `--json` document, say) apart from what it wrote to standard error. A process still running after
     /// `timeout` is killed (`timedOut`), so that a command that starts a server by mistake fails its test.
-    public static func capture(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60)) throws -> Outcome {
+    public static func capture(
+        _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60)
+    ) async throws -> Outcome {
+        try await onThreadOfItsOwn { try captureBlocking(executable, arguments, environment: environment, timeout: timeout) }
+    }
+
+    private static func captureBlocking(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration) throws -> Outcome {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(executable)
         process.arguments = arguments

@@ -43,7 +43,7 @@ public final class SlowConnection: @unchecked Sendable {
     /// returns what arrived.
     public func receive(within seconds: Double, until isComplete: @escaping @Sendable ([UInt8]) -> Bool) async -> [UInt8] {
         let fd = self.fd
-        return await Task.detached {
+        return await onThreadOfItsOwn {
             let deadline = Date().addingTimeInterval(seconds)
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -55,14 +55,14 @@ public final class SlowConnection: @unchecked Sendable {
                 received += buffer[0..<count]
             }
             return received
-        }.value
+        }
     }
 
     /// Waits up to `seconds` for the server to close the connection (reading and dropping whatever it sends);
     /// true when it did.
     public func closedByServer(within seconds: Double) async -> Bool {
         let fd = self.fd
-        return await Task.detached {
+        return await onThreadOfItsOwn {
             let deadline = Date().addingTimeInterval(seconds)
             var buffer = [UInt8](repeating: 0, count: 4096)
             while Date() < deadline {
@@ -72,7 +72,7 @@ public final class SlowConnection: @unchecked Sendable {
                 if count <= 0 { return true }  // EOF or reset: closed
             }
             return false
-        }.value
+        }
     }
 }
 

@@ -59,10 +59,10 @@ import Testing
     /// creating a key, writing an export file or binding a port: `submission-service distribute --help` used to
     /// publish files and `serve --help` to start a server.
     @Test(arguments: commands)
-    func helpOfEveryCommandDoesNothingElse(executable: String, words: [String]) throws {
+    func helpOfEveryCommandDoesNothingElse(executable: String, words: [String]) async throws {
         let scratch = try Scratch().make()
         defer { scratch.remove() }
-        let run = try ServiceProcess.capture(executable, words + ["--help"], environment: scratch.environment, timeout: .seconds(20))
+        let run = try await ServiceProcess.capture(executable, words + ["--help"], environment: scratch.environment, timeout: .seconds(20))
         #expect(!run.timedOut, "\(executable) \(words) --help kept running")
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         #expect(run.standardOutput.contains("USAGE: \(([executable] + words).joined(separator: " "))"), "\(run.standardOutput)")
@@ -70,26 +70,26 @@ import Testing
     }
 
     /// Each command's help lists its own options, not another command's.
-    @Test func aCommandsHelpListsItsOwnOptions() throws {
+    @Test func aCommandsHelpListsItsOwnOptions() async throws {
         let scratch = try Scratch().make()
         defer { scratch.remove() }
-        let add = try ServiceProcess.capture("portal-service", ["users", "add", "--help"], environment: scratch.environment)
+        let add = try await ServiceProcess.capture("portal-service", ["users", "add", "--help"], environment: scratch.environment)
         #expect(add.standardOutput.contains("--roles <roles>"))
         #expect(!add.standardOutput.contains("--json"))
-        let audit = try ServiceProcess.capture("portal-service", ["audit", "--help"], environment: scratch.environment)
+        let audit = try await ServiceProcess.capture("portal-service", ["audit", "--help"], environment: scratch.environment)
         #expect(audit.standardOutput.contains("--limit <limit>"))
         #expect(audit.standardOutput.contains("--json"))
         #expect(!audit.standardOutput.contains("--roles"))
-        let root = try ServiceProcess.capture("testresult-service", ["--help"], environment: scratch.environment)
+        let root = try await ServiceProcess.capture("testresult-service", ["--help"], environment: scratch.environment)
         for command in ["serve", "migrate", "labs"] { #expect(root.standardOutput.contains("  \(command)"), "\(root.standardOutput)") }
         #expect(root.standardOutput.contains("--version"))
     }
 
     @Test(arguments: executables)
-    func versionPrintsTheProjectsVersion(executable: String) throws {
+    func versionPrintsTheProjectsVersion(executable: String) async throws {
         let scratch = try Scratch().make()
         defer { scratch.remove() }
-        let run = try ServiceProcess.capture(executable, ["--version"], environment: scratch.environment, timeout: .seconds(20))
+        let run = try await ServiceProcess.capture(executable, ["--version"], environment: scratch.environment, timeout: .seconds(20))
         #expect(run.status == 0)
         #expect(run.standardOutput == ExposureSuite.version + "\n")
         #expect(scratch.contents.isEmpty)
@@ -117,10 +117,10 @@ import Testing
         ("exposure-suite", ["--database-url", "sqlite::memory:"]),
         ("exposure-suite", ["demo", "--frobnicate"]),
     ])
-    func wrongWordsExit64AndTouchNothing(executable: String, words: [String]) throws {
+    func wrongWordsExit64AndTouchNothing(executable: String, words: [String]) async throws {
         let scratch = try Scratch().make()
         defer { scratch.remove() }
-        let run = try ServiceProcess.capture(executable, words, environment: scratch.environment, timeout: .seconds(20))
+        let run = try await ServiceProcess.capture(executable, words, environment: scratch.environment, timeout: .seconds(20))
         #expect(!run.timedOut)
         #expect(run.status == 64, "\(run.standardOutput)\(run.standardError)")
         #expect(!run.standardError.isEmpty)
@@ -129,66 +129,66 @@ import Testing
 
     /// A bad setting, from the environment or from its flag, stops the command with exit code 2 and one line that
     /// names the variable; a flag wins over the environment variable.
-    @Test func aBadSettingExits2WithOneLine() throws {
+    @Test func aBadSettingExits2WithOneLine() async throws {
         let scratch = try Scratch().make()
         defer { scratch.remove() }
         var environment = scratch.environment
         environment["DATABASE_URL"] = "mysql://x"
         let expected = "testresult-service: invalid configuration: DATABASE_URL has unsupported scheme 'mysql' (use postgres://…, sqlite:///path/file.db or sqlite::memory:)\n"
         for words in [[], ["serve"], ["labs", "list"]] {
-            let run = try ServiceProcess.capture("testresult-service", words, environment: environment, timeout: .seconds(20))
+            let run = try await ServiceProcess.capture("testresult-service", words, environment: environment, timeout: .seconds(20))
             #expect(run.status == 2)
             #expect(run.standardError == expected, "\(run.standardError)")
         }
-        let flag = try ServiceProcess.capture("testresult-service", ["labs", "list", "--database-url", "mysql://x"], environment: scratch.environment)
+        let flag = try await ServiceProcess.capture("testresult-service", ["labs", "list", "--database-url", "mysql://x"], environment: scratch.environment)
         #expect(flag.status == 2)
         #expect(flag.standardError == expected)
         // The flag wins: a good URL given as a flag over the bad variable.
-        let wins = try ServiceProcess.capture("testresult-service", ["labs", "list", "--database-url=sqlite::memory:"], environment: environment)
+        let wins = try await ServiceProcess.capture("testresult-service", ["labs", "list", "--database-url=sqlite::memory:"], environment: environment)
         #expect(wins.status == 0, "\(wins.standardError)")
         #expect(wins.standardOutput == "No lab credentials.\n")
-        let portal = try ServiceProcess.capture("portal-service", ["users", "list", "--bcrypt-cost", "99"], environment: scratch.environment)
+        let portal = try await ServiceProcess.capture("portal-service", ["users", "list", "--bcrypt-cost", "99"], environment: scratch.environment)
         #expect(portal.status == 2)
         #expect(portal.standardError == "portal-service: invalid configuration: BCRYPT_COST must be between 4 and 31, got 99\n")
     }
 
     /// `verification-service issuers` as an operator runs it: `add` prints the token once, `list` shows the issuer
     /// without it, a wrong kind is a usage error, `remove` removes.
-    @Test func issuersAreAddedListedAndRemoved() throws {
+    @Test func issuersAreAddedListedAndRemoved() async throws {
         let scratch = try Scratch().make()
         defer { scratch.remove() }
         var environment = scratch.environment
         environment["TELETAN_HASH_KEYS"] = "k1:" + Data(repeating: 7, count: 32).base64EncodedString()
-        let added = try ServiceProcess.capture("verification-service", ["issuers", "add", "--name", "ontario-ha", "--kind", "covidshield"], environment: environment)
+        let added = try await ServiceProcess.capture("verification-service", ["issuers", "add", "--name", "ontario-ha", "--kind", "covidshield"], environment: environment)
         try #require(added.status == 0, "\(added.standardError)")
         #expect(added.standardOutput.contains("Issuer ontario-ha can now issue COVIDSHIELD codes for region ON"))
         let token = try #require(added.standardOutput.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("iss_") })
-        let listed = try ServiceProcess.capture("verification-service", ["issuers", "list", "--json"], environment: environment)
+        let listed = try await ServiceProcess.capture("verification-service", ["issuers", "list", "--json"], environment: environment)
         #expect(listed.status == 0)
         #expect(listed.standardOutput.contains(#""name":"ontario-ha""#) && !listed.standardOutput.contains(token))
-        let wrong = try ServiceProcess.capture("verification-service", ["issuers", "add", "--name", "x", "--kind", "lemon"], environment: environment)
+        let wrong = try await ServiceProcess.capture("verification-service", ["issuers", "add", "--name", "x", "--kind", "lemon"], environment: environment)
         #expect(wrong.status == 64)
         #expect(wrong.standardError.contains("covidshield or protego"), "\(wrong.standardError)")
-        let removed = try ServiceProcess.capture("verification-service", ["issuers", "remove", "--name", "ontario-ha"], environment: environment)
+        let removed = try await ServiceProcess.capture("verification-service", ["issuers", "remove", "--name", "ontario-ha"], environment: environment)
         #expect(removed.status == 0 && removed.standardOutput == "Removed issuer ontario-ha.\n")
-        let empty = try ServiceProcess.capture("verification-service", ["issuers", "list"], environment: environment)
+        let empty = try await ServiceProcess.capture("verification-service", ["issuers", "list"], environment: environment)
         #expect(empty.standardOutput == "No issuers.\n")
     }
 
     /// `labs list --json` prints one JSON document whose rows are the table's; the table is unchanged.
-    @Test func labsListAsJSONHasTheRowsOfTheTable() throws {
+    @Test func labsListAsJSONHasTheRowsOfTheTable() async throws {
         let scratch = try Scratch().make()
         defer { scratch.remove() }
         let environment = scratch.environment
-        let empty = try ServiceProcess.capture("testresult-service", ["labs", "list", "--json"], environment: environment)
+        let empty = try await ServiceProcess.capture("testresult-service", ["labs", "list", "--json"], environment: environment)
         #expect(empty.status == 0)
         #expect(empty.standardOutput == "{\"credentials\":[]}\n")
         for words in [["labs", "add", "lab-a"], ["labs", "add-cert", "lab-b", String(repeating: "ab", count: 32)], ["labs", "revoke", "lab-a"]] {
-            let run = try ServiceProcess.capture("testresult-service", words, environment: environment)
+            let run = try await ServiceProcess.capture("testresult-service", words, environment: environment)
             try #require(run.status == 0, "\(words): \(run.standardError)")
         }
-        let table = try ServiceProcess.capture("testresult-service", ["labs", "list"], environment: environment)
-        let json = try ServiceProcess.capture("testresult-service", ["labs", "list", "--json"], environment: environment)
+        let table = try await ServiceProcess.capture("testresult-service", ["labs", "list"], environment: environment)
+        let json = try await ServiceProcess.capture("testresult-service", ["labs", "list", "--json"], environment: environment)
         try #require(table.status == 0 && json.status == 0)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(Array(document.keys) == ["credentials"])

@@ -9,9 +9,9 @@ import Testing
 @Suite(.serialized) struct DatabaseRolesTests {
     /// One statement as `role`, through psql: the error PostgreSQL answered, or nil. (psql reports a refused
     /// connection at once, where a service's pool retries it until its deadline.)
-    static func attempt(_ server: ThrowawayPostgres, role: String, database: String, _ statement: String) -> String? {
+    static func attempt(_ server: ThrowawayPostgres, role: String, database: String, _ statement: String) async -> String? {
         do {
-            _ = try ServiceRoles.psql(server, user: role, database: database, ["-c", statement])
+            _ = try await ServiceRoles.psql(server, user: role, database: database, ["-c", statement])
             return nil
         } catch {
             return String(describing: error)
@@ -21,26 +21,26 @@ import Testing
     @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
     func everyServiceRunsAsItsOwnRole(kind: TestDatabase) async throws {
         try await ThrowawayPostgres.withServer { server in
-            try ServiceRoles.create(on: server)
-            try ServiceRoles.migrate(on: server)
+            try await ServiceRoles.create(on: server)
+            try await ServiceRoles.migrate(on: server)
             let databases = try ServiceRoles.serviceDatabases(on: server)
             // The stack's administration commands (lab key, officer) and the four services, each as its own role;
             // submission's distribution runs in it every 2 s.
             try await EndToEndStack.run(databases: databases) { stack in
-                let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: stack.demoEnvironment)
+                let demo = try await ServiceProcess.run("exposure-suite", ["demo"], environment: stack.demoEnvironment)
                 #expect(demo.status == 0, "\(demo.output)\n\(stack.logs)")
                 #expect(demo.output.contains("Every step held."))
                 #expect(!stack.logs.contains("permission denied"), "\(stack.logs)")
             }
 
             // A service role can change rows, not the schema, and cannot reach another service's database.
-            let create = Self.attempt(server, role: "verification_service", database: "verification", "CREATE TABLE intruder (x INT)")
+            let create = await Self.attempt(server, role: "verification_service", database: "verification", "CREATE TABLE intruder (x INT)")
             #expect(create?.contains("permission denied for schema public") == true, "\(create ?? "allowed")")
-            let drop = Self.attempt(server, role: "submission_service", database: "submission", "DROP TABLE diagnosis_keys")
+            let drop = await Self.attempt(server, role: "submission_service", database: "submission", "DROP TABLE diagnosis_keys")
             #expect(drop?.contains("must be owner") == true, "\(drop ?? "allowed")")
-            let foreign = Self.attempt(server, role: "verification_service", database: "testresult", "SELECT 1")
+            let foreign = await Self.attempt(server, role: "verification_service", database: "testresult", "SELECT 1")
             #expect(foreign?.contains("permission denied for database") == true, "\(foreign ?? "allowed")")
-            let write = Self.attempt(server, role: "testresult_service", database: "testresult", "DELETE FROM schema_migrations WHERE false")
+            let write = await Self.attempt(server, role: "testresult_service", database: "testresult", "DELETE FROM schema_migrations WHERE false")
             #expect(write == nil, "\(write ?? "")")
         }
     }
@@ -49,8 +49,8 @@ import Testing
     @Test(arguments: TestDatabase.all.filter { $0 == .postgres })
     func aServiceRoleCannotMigrate(kind: TestDatabase) async throws {
         try await ThrowawayPostgres.withServer { server in
-            try ServiceRoles.create(on: server)
-            let run = try ServiceProcess.capture("testresult-service", ["migrate"], environment: [
+            try await ServiceRoles.create(on: server)
+            let run = try await ServiceProcess.capture("testresult-service", ["migrate"], environment: [
                 "DATABASE_URL": try ServiceRoles.url(server, role: "testresult_service", database: "testresult").connectionString,
             ], timeout: .seconds(60))
             #expect(run.status == 1)

@@ -25,7 +25,7 @@ import Testing
             let publicKeyFile = directory.appendingPathComponent("signing-key.pub.pem")
             try signingKey.publicKey.pemRepresentation.write(to: publicKeyFile, atomically: true, encoding: .utf8)
 
-            let migrated = try ServiceProcess.run("submission-service", ["migrate"], environment: distribution.environment(exportDirectory: "unused"))
+            let migrated = try await ServiceProcess.run("submission-service", ["migrate"], environment: distribution.environment(exportDirectory: "unused"))
             try #require(migrated.status == 0, "\(migrated.output)")
             try await Self.insertRandomKeys(Self.keyCount, into: url)
 
@@ -49,7 +49,7 @@ import Testing
                 } catch {
                     Issue.record("after a kill at \(onDisk) of \(fileCount) files the tree is inconsistent: \(error)")
                 }
-                let independent = try IndependentTreeCheck(root: tree.root, publicKeyFile: publicKeyFile).run()
+                let independent = try await IndependentTreeCheck(root: tree.root, publicKeyFile: publicKeyFile).run()
                 #expect(independent.problems.isEmpty, "after a kill at \(onDisk) of \(fileCount) files: \(independent.problems)")
             }
 
@@ -72,8 +72,8 @@ import Testing
             #expect(finalTree == expected)
             // The independent reader agrees: the same files reachable, with the same contents, and nothing wrong; the
             // indexes name exactly the key files there are, none left out by the killed runs.
-            let completedIndependently = try IndependentTreeCheck(root: tree.root, publicKeyFile: publicKeyFile).run()
-            let expectedIndependently = try IndependentTreeCheck(root: reference.root, publicKeyFile: publicKeyFile).run()
+            let completedIndependently = try await IndependentTreeCheck(root: tree.root, publicKeyFile: publicKeyFile).run()
+            let expectedIndependently = try await IndependentTreeCheck(root: reference.root, publicKeyFile: publicKeyFile).run()
             #expect(completedIndependently.problems.isEmpty && expectedIndependently.problems.isEmpty)
             #expect(completedIndependently.unlisted.isEmpty, "no index names \(completedIndependently.unlisted)")
             #expect(expectedIndependently.unlisted.isEmpty, "no index names \(expectedIndependently.unlisted)")
@@ -139,7 +139,7 @@ struct Distribution {
         let deadline = ContinuousClock.now + .seconds(20)
         var output = ""
         while ContinuousClock.now < deadline {
-            let run = try ServiceProcess.run("submission-service", ["distribute"], environment: environment(exportDirectory: root.path))
+            let run = try await ServiceProcess.run("submission-service", ["distribute"], environment: environment(exportDirectory: root.path))
             output = run.output
             try #require(run.status == 0, "distribute exited with \(run.status):\n\(run.output)")
             if run.output.contains("Published to") { return }

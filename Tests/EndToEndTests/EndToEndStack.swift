@@ -113,12 +113,12 @@ final class EndToEndStack: Sendable {
         let stack = try await ServiceStack.start(plan, on: runner)
         do {
             let portalEnvironment = try runner.environment(of: .portal)
-            let officerOutput = try ServiceProcess.run("portal-service", ["users", "add", officerName, "--roles", "c19hotline"], environment: portalEnvironment)
+            let officerOutput = try await ServiceProcess.run("portal-service", ["users", "add", officerName, "--roles", "c19hotline"], environment: portalEnvironment)
             guard officerOutput.status == 0, let passwordLine = officerOutput.output.split(separator: "\n").first(where: { $0.contains("shown only once") }),
                   let password = passwordLine.split(separator: " ").last else {
                 throw ServiceProcessError.exited("portal-service users add", officerOutput.status, officerOutput.output)
             }
-            let labs = try ServiceProcess.run("testresult-service", ["labs", "add", labID], environment: try runner.environment(of: .testResult))
+            let labs = try await ServiceProcess.run("testresult-service", ["labs", "add", labID], environment: try runner.environment(of: .testResult))
             guard labs.status == 0, let key = labs.output.split(whereSeparator: \.isWhitespace).first(where: { $0.hasPrefix("lab_") && $0.count == 47 }) else {
                 throw ServiceProcessError.exited("testresult-service labs add", labs.status, labs.output)
             }

@@ -10,7 +10,7 @@ import Testing
     func theDemoStoryHoldsAgainstSeparateProcesses(kind: TestDatabase) async throws {
         try await EndToEndStack.run(on: kind) { stack in
             let environment = stack.demoEnvironment
-            let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: environment)
+            let demo = try await ServiceProcess.run("exposure-suite", ["demo"], environment: environment)
             #expect(demo.status == 0, "\(demo.output)\n\(stack.logs)")
             #expect(demo.output.contains("is the same use of the TAN: 200"))
             #expect(demo.output.contains("other keys with the same TAN are refused: 403"))
@@ -20,7 +20,7 @@ import Testing
             // A key the lab service does not know stops the demo at its first step, saying where the key came from.
             var wrongKey = environment
             wrongKey["DEMO_LAB_API_KEY"] = "not-a-key"
-            let refused = try ServiceProcess.run("exposure-suite", ["demo"], environment: wrongKey)
+            let refused = try await ServiceProcess.run("exposure-suite", ["demo"], environment: wrongKey)
             #expect(refused.status != 0)
             #expect(refused.output.contains("the lab's upload was answered 401"), "\(refused.output)")
             #expect(refused.output.contains("The lab key came from DEMO_LAB_API_KEY."), "\(refused.output)")

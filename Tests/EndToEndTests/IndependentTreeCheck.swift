@@ -17,10 +17,10 @@ struct IndependentTreeCheck {
     let root: URL
     let publicKeyFile: URL
 
-    func run() throws -> Report {
+    func run() async throws -> Report {
         let classes = try ExternalTool.pythonClasses(for: "export_contract.proto")
         defer { try? FileManager.default.removeItem(at: classes) }
-        let output = try ExternalTool.run([
+        let output = try await ExternalTool.run([
             ExternalTool.python, ExternalTool.fixtures.appendingPathComponent("check_tree.py").path,
             classes.path, root.path, publicKeyFile.path,
         ])

@@ -72,7 +72,7 @@ struct ReplicasBehindNginxTests {
         environment["DEMO_VERIFICATION_URL"] = "http://127.0.0.1:\(front.apps)"
         environment["DEMO_TESTRESULT_URL"] = "http://127.0.0.1:\(front.labs)"
         environment["DEMO_SUBMISSION_URL"] = "http://127.0.0.1:\(front.submission)"
-        let demo = try ServiceProcess.run("exposure-suite", ["demo"], environment: environment)
+        let demo = try await ServiceProcess.run("exposure-suite", ["demo"], environment: environment)
         try #require(demo.status == 0, "\(demo.output)\n\(stack.logs)")
         #expect(demo.output.contains("verifies the ECDSA P-256 signature: valid"))
         #expect(demo.output.contains("Every step held."))
@@ -136,7 +136,7 @@ struct ReplicasBehindNginxTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(object.body).write(to: folder.appendingPathComponent("index"))
         }
-        let report = try IndependentTreeCheck(root: root, publicKeyFile: stack.exportPublicKeyFile).run()
+        let report = try await IndependentTreeCheck(root: root, publicKeyFile: stack.exportPublicKeyFile).run()
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.unlisted.isEmpty, "key files no index names: \(report.unlisted)")
         #expect(!report.files.isEmpty)

@@ -9,8 +9,8 @@ enum ServiceRoles {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs deploy/postgres-init.sql on `server` with psql (the passwords are not checked: the server trusts).
-    static func create(on server: ThrowawayPostgres) throws {
-        _ = try psql(server, user: server.user, database: "postgres", [
+    static func create(on server: ThrowawayPostgres) async throws {
+        _ = try await psql(server, user: server.user, database: "postgres", [
             "-v", "migration_password=m", "-v", "verification_password=v", "-v", "testresult_password=t",
             "-v", "submission_password=s", "-v", "portal_password=p",
             "-f", repository.appendingPathComponent("deploy/postgres-init.sql").path,
@@ -19,10 +19,10 @@ enum ServiceRoles {
 
     /// `<service> migrate` for every service, as the migration role; what each printed.
     @discardableResult
-    static func migrate(on server: ThrowawayPostgres) throws -> [String: ServiceProcess.Outcome] {
+    static func migrate(on server: ThrowawayPostgres) async throws -> [String: ServiceProcess.Outcome] {
         var outcomes: [String: ServiceProcess.Outcome] = [:]
         for service in services {
-            let run = try ServiceProcess.capture("\(service)-service", ["migrate"], environment: [
+            let run = try await ServiceProcess.capture("\(service)-service", ["migrate"], environment: [
                 // The database and nothing else: a migration job is given none of a service's secrets.
                 "DATABASE_URL": try url(server, role: "exposure_migration", database: service).connectionString,
             ], timeout: .seconds(60))
@@ -44,8 +44,8 @@ enum ServiceRoles {
     }
 
     /// psql as `user` on `database` of `server`, stopping at the first error; what it printed.
-    static func psql(_ server: ThrowawayPostgres, user: String, database: String, _ arguments: [String]) throws -> String {
-        let output = try ExternalTool.run(
+    static func psql(_ server: ThrowawayPostgres, user: String, database: String, _ arguments: [String]) async throws -> String {
+        let output = try await ExternalTool.run(
             ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(server.port)", "-U", user, "-d", database] + arguments
         )
         return String(decoding: output, as: UTF8.self)

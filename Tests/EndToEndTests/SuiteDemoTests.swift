@@ -12,13 +12,13 @@ import Testing
         "PORTAL_PORT", "PORTAL_MANAGEMENT_PORT",
     ]
 
-    @Test func theSuitesDemoTellsEveryFamilysStory() throws {
+    @Test func theSuitesDemoTellsEveryFamilysStory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("suite-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var environment = ["DATA_DIR": directory.path, "LOG_LEVEL": "error"]
         for variable in Self.portVariables { environment[variable] = "\(ServiceProcess.freePort())" }
         // The portal gives an officer one code per 30 s: the family stories wait for it, so this takes a minute or two.
-        let run = try ServiceProcess.capture("exposure-suite", ["demo"], environment: environment, timeout: .seconds(300))
+        let run = try await ServiceProcess.capture("exposure-suite", ["demo"], environment: environment, timeout: .seconds(300))
         let output = run.standardOutput + run.standardError
         #expect(!run.timedOut)
         #expect(run.status == 0, "\(output)")

@@ -43,7 +43,7 @@ import Testing
 
     /// Reads `zip` with `script` (read_export.py or read_app_config.py) and checks every signature in it with OpenSSL
     /// against every one of `publicKeys`.
-    static func check(_ zip: URL, script: String, publicKeys: [P256.Signing.PublicKey]) throws -> IndependentCheck {
+    static func check(_ zip: URL, script: String, publicKeys: [P256.Signing.PublicKey]) async throws -> IndependentCheck {
         let classes = try ExternalTool.pythonClasses(for: [
             ("app_config.proto", ExternalTool.publishedProtos), ("export_contract.proto", ExternalTool.fixtures),
         ])
@@ -51,7 +51,7 @@ import Testing
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let output = try ExternalTool.run([ExternalTool.python, ExternalTool.fixtures.appendingPathComponent(script).path, classes.path, zip.path, work.path])
+        let output = try await ExternalTool.run([ExternalTool.python, ExternalTool.fixtures.appendingPathComponent(script).path, classes.path, zip.path, work.path])
         let report = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
         func pairs(_ name: String) -> [String] {
             ((report[name] as? [[String: Any]]) ?? []).map { "\($0["keyId"] as? String ?? "?")/\($0["keyVersion"] as? String ?? "?")" }
@@ -117,7 +117,7 @@ import Testing
                 ("ProteGO zip", exports.appendingPathComponent("protego/PL/\(protegoName)/index"), "read_export.py", protego, protegoExpected),
             ]
             for zip in zips {
-                let check = try Self.check(zip.file, script: zip.script, publicKeys: zip.keys.map(\.publicKey))
+                let check = try await Self.check(zip.file, script: zip.script, publicKeys: zip.keys.map(\.publicKey))
                 if zip.script == "read_export.py" {
                     #expect(check.signatureInfos == zip.expected, "\(zip.name): export.bin's signature infos")
                 }

@@ -67,7 +67,7 @@ import Testing
                     ("app_config.proto", ExternalTool.publishedProtos), ("export_contract.proto", ExternalTool.fixtures),
                 ])
                 defer { try? FileManager.default.removeItem(at: classes) }
-                let output = try ExternalTool.run([
+                let output = try await ExternalTool.run([
                     ExternalTool.python, ExternalTool.fixtures.appendingPathComponent("read_app_config.py").path,
                     classes.path, run.writer.fileURL(run.layout.appConfig).path, work.path,
                 ])

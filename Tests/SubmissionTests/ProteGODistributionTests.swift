@@ -187,8 +187,8 @@ import Testing
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: work) }
             let fixtures = WireCompatibilityTests.fixtures
-            _ = try WireCompatibilityTests.run(["protoc", "--python_out=\(work.path)", "-I", fixtures.path, "export_contract.proto"])
-            let report = try WireCompatibilityTests.run([
+            _ = try await WireCompatibilityTests.run(["protoc", "--python_out=\(work.path)", "-I", fixtures.path, "export_contract.proto"])
+            let report = try await WireCompatibilityTests.run([
                 WireCompatibilityTests.python, fixtures.appendingPathComponent("read_export.py").path, work.path, file.path, work.path,
             ])
             let json = try #require(try JSONSerialization.jsonObject(with: report) as? [String: Any])

@@ -17,7 +17,7 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func aPayloadFromPythonIsAccepted(kind: TestDatabase) async throws {
         try await SubmissionHarness.run(kind) { harness in
-            let body = try Self.pythonPayload(today: harness.today)
+            let body = try await Self.pythonPayload(today: harness.today)
             let response = try await harness.submit(Array(body), tan: harness.verification.issue())
             #expect(response.status == 200, "\(response.text)")
             let stored = try await harness.store.all().map(\.key)
@@ -41,15 +41,15 @@ import Testing
 
     /// Compiles the fixture `.proto` with `protoc --python_out` into a temporary directory and runs the
     /// fixture script, which prints the payload.
-    static func pythonPayload(today: Int32) throws -> Data {
+    static func pythonPayload(today: Int32) async throws -> Data {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        _ = try run(["protoc", "--python_out=\(directory.path)", "-I", fixtures.path, "submission_contract.proto"])
-        return try run([python, fixtures.appendingPathComponent("make_payload.py").path, directory.path, "\(today)"])
+        _ = try await run(["protoc", "--python_out=\(directory.path)", "-I", fixtures.path, "submission_contract.proto"])
+        return try await run([python, fixtures.appendingPathComponent("make_payload.py").path, directory.path, "\(today)"])
     }
 
     static var python: String { ExternalTool.python }
 
-    static func run(_ arguments: [String]) throws -> Data { try ExternalTool.run(arguments) }
+    static func run(_ arguments: [String]) async throws -> Data { try await ExternalTool.run(arguments) }
 }
