@@ -36,6 +36,9 @@ PORTAL_ROUTES = {
     "GET /login/oidc": [303, 404, 503],
     "GET /login/oidc/callback": [200, 303, 404],
     "GET /static/{file}": [200, 404],
+    "GET /statistics": [200, 303, 400, 403],
+    "GET /statistics.csv": [200, 303, 403, 503],
+    "GET /statistics.json": [200, 303, 403, 503],
 }
 
 # Documented statuses no test can produce, each with the reason. Keep this short: a status that some input or some

@@ -43,6 +43,10 @@ struct PageRenderer: Sendable {
         if let session {
             context["officer"] = session.officer.name
             context["csrf"] = session.csrfToken
+            if session.officer.isSupervisor {
+                context["isSupervisor"] = true
+                context["navStatistics"] = language.statisticsTexts.navigation
+            }
         }
         guard let html = library.render(context, withTemplate: template) else {
             // A template missing from the bundle is a packaging error, not the officer's.

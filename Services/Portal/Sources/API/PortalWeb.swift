@@ -7,7 +7,7 @@ import PortalDomain
 
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
-/// `+Static`.
+/// `+Statistics` (supervisors' charts and downloads), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
     let pages: PageRenderer
@@ -23,6 +23,8 @@ struct PortalWeb: Sendable {
     let signer: OfficerTokenSigner?
     let oidc: OIDCProvider?
     let teleTANs: TeleTANIssuer
+    /// The services' statistics, for supervisors (`+Statistics`).
+    let statistics: StatisticsSources
     let assets: StaticAssets
     let clock: any WallClock
     let random: any RandomSource
@@ -44,6 +46,9 @@ struct PortalWeb: Sendable {
         router.post("/logout") { request, _ in try await self.logout(request) }
         router.get("/login/oidc") { request, _ in try await self.startOIDCLogin(request) }
         router.get("/login/oidc/callback") { request, _ in try await self.finishOIDCLogin(request) }
+        router.get("/statistics") { request, _ in try await self.statisticsPage(request) }
+        router.get("/statistics.csv") { request, _ in try await self.statisticsDownload(request, format: .csv) }
+        router.get("/statistics.json") { request, _ in try await self.statisticsDownload(request, format: .json) }
         router.get("/static/{file}") { request, context in try self.asset(context.parameters.require("file")) }
     }
 }

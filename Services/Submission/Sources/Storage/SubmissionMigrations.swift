@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 
 /// The submission service's schema, in order. Never edit a released migration: add a new one.
 enum SubmissionMigrations {
@@ -146,6 +147,9 @@ enum SubmissionMigrations {
                 """,
             ]
         }),
+        // Daily statistics (`DailyStatisticsStore`, docs/statistics.md): keys submitted and published per day, which
+        // every replica adds to.
+        Migration(version: 9, name: "keep daily statistics", sql: DailyStatisticsStore.createTable(service: "submission")),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }
