@@ -206,6 +206,24 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // Daily counts every counting service keeps in its database, their API (openapi/statistics.yaml: types,
+        // server stubs and the client the portal reads them with) and their CSV form.
+        .target(
+            name: "ExposureStatistics",
+            dependencies: [
+                "ExposureCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ],
+            path: "Shared/Statistics",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         .target(
             name: "ExposureTestSupport",
             dependencies: [
@@ -227,10 +245,12 @@ let package = Package(
         .product(name: "JWTKit", package: "jwt-kit"),
     ], dependencies: [
         "TestResultClient",
+        "ExposureStatistics",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "JWTKit", package: "jwt-kit"),
     ])
     + service("TestResult", folder: "TestResult", executable: "testresult-service", domainDependencies: [], dependencies: [
+        "ExposureStatistics",
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
     ])
     + [
@@ -259,6 +279,7 @@ let package = Package(
         "ExposureNaCl",
         "CovidShieldAPI",
         "VerificationClient",
+        "ExposureStatistics",
         "SubmissionLemon",
         "SubmissionProteGO",
         .product(name: "Crypto", package: "swift-crypto"),
@@ -312,6 +333,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
     ], dependencies: [
         "VerificationClient",
+        "ExposureStatistics",
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         // RFC 6238 codes of officers' authenticator apps.
@@ -359,7 +381,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "ExposureCoreTests", dependencies: [
-            "ExposureCore", "ExposureRules", "ExposureNaCl", "ExposureTestSupport",
+            "ExposureCore", "ExposureRules", "ExposureNaCl", "ExposureStatistics", "ExposureTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),
@@ -372,7 +394,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureTestSupport",
+            "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -395,7 +417,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: [
-            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureTestSupport",
+            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
         ], swiftSettings: swiftSettings),
     ]
 )

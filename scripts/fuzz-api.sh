@@ -90,4 +90,8 @@ issuer() {
 }
 run verification.yaml "$VERIFICATION_ISSUER" --include-tag issuer \
     -H "Authorization: Bearer $(issuer fuzz-covidshield covidshield)" -H "api-token: $(issuer fuzz-protego protego)"
+# The statistics API on each counting service's management listener, with the suite's reader token (the portal's).
+for management in "${ports[6]}" "${ports[7]}" "${ports[8]}"; do
+    run statistics.yaml "$management" -H "Authorization: Bearer $(credential PORTAL_STATISTICS_TOKEN)"
+done
 exit $status

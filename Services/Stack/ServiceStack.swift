@@ -1,3 +1,5 @@
+import ExposureCore
+
 /// The one way to start any set of the services with their wiring: the all-in-one launcher, every test harness
 /// and the end-to-end tests (as processes) all start their services here.
 ///
@@ -25,6 +27,7 @@ public final class ServiceStack<Runner: StackRunner>: Sendable {
         var upstreams = plan.elsewhere
         var variables: [StackMember: [String: String]] = [:]
         var ports: [StackMember: [String: Int]] = [:]
+        var statistics: [StackMember: String] = [:]
         do {
             var portalKey: String?
             if members.contains(.portal) {
@@ -33,9 +36,12 @@ public final class ServiceStack<Runner: StackRunner>: Sendable {
                 )
             }
             for member in members {
-                let settings = StackWiring.variables(for: member, in: plan, upstreams: upstreams, portalKey: portalKey)
+                let settings = StackWiring.variables(for: member, in: plan, upstreams: upstreams, portalKey: portalKey, statistics: statistics)
                 variables[member] = settings
                 ports[member] = try await runner.start(member, variables: settings)
+                if member.countsStatistics, let port = ports[member]?[ManagementRouter.listenerName] {
+                    statistics[member] = "http://127.0.0.1:\(port)"
+                }
                 if member.hasInternalListener, let port = ports[member]?["internal"] {
                     let url = "http://127.0.0.1:\(port)"
                     upstreams[member] = try await plan.reroute[member]?(url) ?? url

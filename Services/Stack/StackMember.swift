@@ -24,6 +24,9 @@ public enum StackMember: String, CaseIterable, Sendable, Comparable {
         }
     }
 
+    /// Whether the service keeps daily statistics and serves them on its management listener (docs/statistics.md).
+    public var countsStatistics: Bool { self != .portal }
+
     /// Whether other services call this one, on its internal listener (`INTERNAL_PORT`).
     public var hasInternalListener: Bool { self == .testResult || self == .verification }
 

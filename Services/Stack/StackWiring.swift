@@ -5,12 +5,16 @@ enum StackWiring {
     ///   - upstreams: the internal URL of every member already started (or reached `elsewhere`).
     ///   - portalKey: verification's entry for the portal's signing key (`path|issuer|audience`), when the portal
     ///     is part of the stack.
+    ///   - statistics: the management URL of every counting member already started, where the portal reads its
+    ///     statistics.
     static func variables(
-        for member: StackMember, in plan: StackPlan, upstreams: [StackMember: String], portalKey: String?
+        for member: StackMember, in plan: StackPlan, upstreams: [StackMember: String], portalKey: String?,
+        statistics: [StackMember: String] = [:]
     ) -> [String: String] {
         var variables = ["BIND_HOST": plan.bindHost]
         if let database = plan.databases[member] { variables["DATABASE_URL"] = database }
         if member.hasInternalListener { variables["INTERNAL_API_TOKENS"] = plan.tokens.accepted(by: member) }
+        if member.countsStatistics, let readers = plan.tokens.statisticsTokens { variables["STATISTICS_API_TOKENS"] = readers }
         switch member {
         case .testResult:
             break
@@ -27,6 +31,8 @@ enum StackWiring {
             if let verification = upstreams[.verification] { variables["VERIFICATION_URL"] = verification }
             variables["VERIFICATION_API_TOKEN"] = plan.tokens.portalToVerification
             variables["DATA_DIR"] = plan.dataDirectory
+            if let token = plan.tokens.statisticsReaders["portal"] { variables["STATISTICS_API_TOKEN"] = token }
+            for (source, url) in statistics { variables["\(source.environmentPrefix)_STATISTICS_URL"] = url }
         }
         variables.merge(plan.variables[member] ?? [:]) { $1 }
         return variables

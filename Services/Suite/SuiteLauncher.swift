@@ -40,7 +40,7 @@ enum SuiteLauncher {
             databases: Dictionary(uniqueKeysWithValues: StackMember.allCases.map { ($0, layout.database($0.rawValue)) }),
             tokens: StackTokens(
                 submissionToVerification: tokens.submissionToVerification, portalToVerification: tokens.portalToVerification,
-                verificationToTestResult: tokens.verificationToTestResult
+                verificationToTestResult: tokens.verificationToTestResult, statisticsReaders: ["portal": tokens.portalStatistics]
             ),
             dataDirectory: layout.dataDirectory.path,
             bindHost: layout.bindHost,

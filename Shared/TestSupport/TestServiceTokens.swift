@@ -8,6 +8,9 @@ public enum TestServiceTokens {
     public static let verification = "test-token-verification-to-testresult-001"
     /// What a test itself presents when it calls an internal listener as a service would.
     public static let tests = "test-token-of-the-tests-themselves-00000001"
+    /// The portal's and the tests' tokens at the statistics APIs (`STATISTICS_API_TOKENS`).
+    public static let portalStatistics = "test-token-portal-reads-statistics-000001"
+    public static let statisticsReader = "test-token-tests-read-statistics-00000001"
 
     /// `INTERNAL_API_TOKENS` naming every caller above.
     public static let internalAPITokens = "submission=\(submission),portal=\(portal),verification=\(verification),tests=\(tests)"

@@ -36,6 +36,8 @@ struct RealVerificationStack {
             plan.trustedOfficerKeys = ["\(keyFile.path)|test-officers|verification"]
             plan.set(.verification, ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys])
             plan.set(.submission, ["DISTRIBUTION_INTERVAL": "0"].merging(CovidShieldWire.settings) { $1 })
+            // Daily statistics reach the database within a second (`SubmissionStatisticsTests`).
+            for member in members { plan.set(member, ["STATISTICS_FLUSH_INTERVAL": "1s"]) }
         } _: { stack in
             let labKey = try await stack.addLab("lab-1", clock: clock)
             let database = try await stack.connect(.submission, poolSize: 1)

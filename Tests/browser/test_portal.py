@@ -79,8 +79,11 @@ class Services:
         self.processes = []
         self.app_port, self.internal_port, self.portal_port = free_port(), free_port(), free_port()
         self.portal_management_port = free_port()
-        # The portal's token at verification's internal listener, made for this run.
+        # The portal's token at verification's internal listener, and its reader token at the statistics API, made
+        # for this run.
         token = secrets.token_hex(32)
+        statistics_token = secrets.token_hex(32)
+        self.verification_management_port = free_port()
         data_dir = os.path.join(workdir, "portal-data")
         self.portal_env = {
             **os.environ,
@@ -94,6 +97,8 @@ class Services:
             "MANAGEMENT_PORT": str(self.portal_management_port),
             "HEALTH_AUTHORITIES": "1.08.2.12.=Gesundheitsamt Heidelberg,1.11.0.01.=Gesundheitsamt Berlin-Mitte",
             "BCRYPT_COST": "10",
+            "STATISTICS_API_TOKEN": statistics_token,
+            "VERIFICATION_STATISTICS_URL": f"http://127.0.0.1:{self.verification_management_port}",
         }
         # What the suite's launcher does: create the portal's key first and let verification trust its public half.
         public_key = self.portal("signing-key").strip()
@@ -103,8 +108,9 @@ class Services:
             "PORT": str(self.app_port),
             "INTERNAL_PORT": str(self.internal_port),
             "ISSUER_PORT": str(free_port()),
-            "MANAGEMENT_PORT": str(free_port()),
+            "MANAGEMENT_PORT": str(self.verification_management_port),
             "INTERNAL_API_TOKENS": f"portal={token}",
+            "STATISTICS_API_TOKENS": f"portal={statistics_token}",
             "TESTRESULT_API_TOKEN": secrets.token_hex(32),
             "BIND_HOST": "127.0.0.1",
             "JWT_PUBLIC_KEY_FILES": f"{public_key}|exposuresuite-portal|exposuresuite-verification",
@@ -160,6 +166,8 @@ def test_portal():
         with Services(workdir) as services:
             print(services.portal("users", "add", "officer", "--roles", "c19hotline,c19hotline_event",
                                   stdin=PASSWORD + "\n").strip())
+            print(services.portal("users", "add", "supervisor", "--roles", "c19supervisor",
+                                  stdin=PASSWORD + "\n").strip())
             base = f"http://localhost:{services.portal_port}"
             browser = make_browser()
             wait = WebDriverWait(browser, 20)
@@ -204,6 +212,27 @@ def test_portal():
                 browser.get(base + "/")
                 wait.until(EC.presence_of_element_located((By.ID, "username")))
                 print("signed out")
+
+                # A supervisor reaches the statistics page with the keyboard alone: the header's link, the period's
+                # select and its button, the download links.
+                assert not browser.find_elements(By.ID, "nav-statistics"), "no statistics link for signed-out visitors"
+                browser.find_element(By.ID, "username").send_keys("supervisor")
+                browser.find_element(By.ID, "password").send_keys(PASSWORD + Keys.ENTER)
+                link = wait.until(EC.presence_of_element_located((By.ID, "nav-statistics")))
+                link.send_keys(Keys.ENTER)
+                wait.until(EC.presence_of_element_located((By.ID, "source-verification")))
+                assert not browser.find_elements(By.ID, "unavailable-verification"), browser.page_source[:2000]
+                period = browser.find_element(By.ID, "period")
+                period.send_keys(Keys.END)  # the longest period, chosen with the keyboard
+                browser.find_element(By.ID, "show-period").send_keys(Keys.ENTER)
+                wait.until(EC.url_contains("days=365"))
+                assert Select(browser.find_element(By.ID, "period")).first_selected_option.get_attribute("value") == "365"
+                csv_link = browser.find_element(By.ID, "download-csv").get_attribute("href")
+                cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
+                with urllib.request.urlopen(urllib.request.Request(csv_link, headers={"Cookie": cookies}), timeout=10) as response:
+                    lines = response.read().decode().splitlines()
+                assert lines[0] == "service,day,figure,breakdown,count", lines
+                print(f"statistics page and CSV download: {len(lines) - 1} count(s) of finished days")
             finally:
                 browser.quit()
             audit = services.portal("audit")

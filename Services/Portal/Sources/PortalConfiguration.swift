@@ -66,12 +66,15 @@ public struct PortalConfiguration: Sendable {
     /// The AES-256-GCM key sealing TOTP secrets (`TOTP_ENCRYPTION_KEY`, 64 hex digits); generated under `DATA_DIR`
     /// when unset.
     public var totpEncryptionKey: [UInt8]?
+    /// The services' statistics the statistics page shows (`STATISTICS_API_TOKEN`, `VERIFICATION_STATISTICS_URL`).
+    public var statistics: PortalStatisticsSettings
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         common = try Self.commonSettings(settings)
         listener = ListenerAddress(host: common.bindHost, port: try settings.port("PORT", default: 8040))
         publicURL = try settings.url("PUBLIC_URL", default: "http://localhost:8040")
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
+        statistics = try PortalStatisticsSettings(settings)
         verificationToken = try ServiceTokens.callerToken(settings, variable: "VERIFICATION_API_TOKEN")
         verificationPolicy = DownstreamPolicy(
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(5), minimum: .milliseconds(10)),

@@ -73,6 +73,7 @@ public enum PortalService {
                 baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"),
                 http: http, random: environment.random, logger: logger
             ),
+            statistics: StatisticsSources(settings: configuration.statistics, policy: configuration.verificationPolicy, http: http, logger: logger),
             assets: assets,
             clock: environment.clock,
             random: environment.random,

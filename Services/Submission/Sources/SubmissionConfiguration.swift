@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import SubmissionDomain
 import SubmissionLemon
@@ -30,6 +31,8 @@ public struct SubmissionConfiguration: Sendable {
     public var recoveryInterval: Duration
     /// How often retention runs (`RETENTION_INTERVAL`, default 1h).
     public var retentionInterval: Duration
+    /// The daily statistics' readers, flush interval and retention (`STATISTICS_*`, docs/statistics.md).
+    public var statistics: StatisticsSettings
     /// The distribution job (export files, indexes, app configuration) and serving its tree.
     public var distribution: DistributionConfiguration
     /// The CovidShield app family's adapter on the same listener (docs/covidshield.md).
@@ -87,6 +90,7 @@ public struct SubmissionConfiguration: Sendable {
         )
         keyPaddingMultiplier = try settings.int("KEY_PADDING_MULTIPLIER", default: 1, in: 1...100)
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+        statistics = try StatisticsSettings(settings)
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
         covidShield = try CovidShieldConfiguration(settings)
         lemon = try LemonConfiguration(settings)

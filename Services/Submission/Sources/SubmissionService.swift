@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import Hummingbird
 import Logging
@@ -48,7 +49,11 @@ public enum SubmissionService {
             baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
             http: http, logger: logger
         )
+        let statistics = ServiceStatistics(
+            service: name, figures: KeyIntake.figures, database: database, settings: configuration.statistics, environment: environment
+        )
         let intake = KeyIntake(
+            statistics: statistics.counter,
             store: store,
             reservations: reservations,
             redemptionKeys: RedemptionKeyDeriver(secret: redemptionSecret),
@@ -121,12 +126,14 @@ public enum SubmissionService {
         let recoveryJob = PeriodicJob(name: "submission.recovery", interval: configuration.recoveryInterval, logger: logger) {
             try await recovery.run()
         }
-        var jobs: [any Service] = [retention, recoveryJob, tally.job(service: name, logger: logger)]
+        var jobs: [any Service] = [retention, recoveryJob, tally.job(service: name, logger: logger), statistics.flusher]
         if configuration.distribution.interval > .zero {
             // Every replica schedules it; the lock and the recorded round let one of them run each interval.
             let interval = configuration.distribution.interval
             jobs.append(PeriodicJob(name: "submission.distribution", interval: interval, logger: logger) {
-                _ = try await distributor.runScheduled(now: environment.clock.now(), interval: interval)
+                if let report = try await distributor.runScheduled(now: environment.clock.now(), interval: interval) {
+                    statistics.counter.count(KeyIntake.keysPublished, by: report.keysPublished + report.protegoKeysPublished)
+                }
             })
         }
         if configuration.lemon.enabled, let file = configuration.lemon.statisticsFile {
@@ -151,7 +158,9 @@ public enum SubmissionService {
                     name: listener, address: configuration.listener, router: router, serviceName: name, logger: logger,
                     limits: configuration.common.listenerLimits
                 ),
-                ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger),
+                try ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger) {
+                    try statistics.register(on: $0)
+                },
             ],
             jobs: jobs,
             cleanup: {

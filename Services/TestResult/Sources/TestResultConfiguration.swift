@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import TestResultDomain
 
@@ -21,6 +22,8 @@ public struct TestResultConfiguration: Sendable {
     public var retention: RetentionPolicy
     /// How often retention runs (`RETENTION_INTERVAL`, default 1h).
     public var retentionInterval: Duration
+    /// The daily statistics' readers, flush interval and retention (`STATISTICS_*`, docs/statistics.md).
+    public var statistics: StatisticsSettings
     /// HTTPS on the lab listener (`TLS_CERT_FILE`, `TLS_KEY_FILE`); labs may then authenticate with a registered
     /// client certificate instead of an API key.
     public var labTLS: ListenerTLS?
@@ -49,6 +52,7 @@ public struct TestResultConfiguration: Sendable {
             )
         }
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+        statistics = try StatisticsSettings(settings)
         labTLS = try ListenerTLS(settings, requestClientCertificate: true)
     }
 }

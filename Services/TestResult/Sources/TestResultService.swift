@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import Hummingbird
 import Logging
@@ -29,11 +30,16 @@ public enum TestResultService {
         let internalCallers = try ServiceTokens.required(configuration.internalCallers, variable: "INTERNAL_API_TOKENS")
         let store = TestResultStore(database: database)
         let tally = HourlyTally(clock: environment.clock)
+        let statistics = ServiceStatistics(
+            service: name, figures: [TestResultAPI.labResultsReceived], database: database, settings: configuration.statistics,
+            environment: environment
+        )
         let api = TestResultAPI(
             store: store,
             validator: ResultBatchValidator(maxBatchSize: configuration.maxBatchSize),
             clock: environment.clock,
             tally: tally,
+            statistics: statistics.counter,
             logger: logger
         )
         let middlewares: [any ServerMiddleware] = [
@@ -75,9 +81,11 @@ public enum TestResultService {
                     name: internalListener, address: configuration.internalListener, router: internalRouter, serviceName: name,
                     logger: logger, limits: configuration.common.listenerLimits
                 ),
-                ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger),
+                try ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger) {
+                    try statistics.register(on: $0)
+                },
             ],
-            jobs: [retention, tally.job(service: name, logger: logger)],
+            jobs: [retention, tally.job(service: name, logger: logger), statistics.flusher],
             cleanup: { await database.shutdown() }
         )
     }

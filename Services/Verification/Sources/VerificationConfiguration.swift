@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import VerificationDomain
 
@@ -54,6 +55,8 @@ public struct VerificationConfiguration: Sendable {
     public var signingKeys: SigningKeySource
     public var jwksRefreshInterval: Duration
     public var retentionInterval: Duration
+    /// The daily statistics' readers, flush interval and retention (`STATISTICS_*`, docs/statistics.md).
+    public var statistics: StatisticsSettings
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         common = try Self.commonSettings(settings)
@@ -135,6 +138,7 @@ public struct VerificationConfiguration: Sendable {
         signingKeys = SigningKeySource(jwksURL: jwksURL, jwksBinding: jwksBinding, publicKeyFiles: keyFiles)
         jwksRefreshInterval = try settings.duration("JWKS_REFRESH_INTERVAL", default: .seconds(300), minimum: .seconds(10))
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
+        statistics = try StatisticsSettings(settings)
     }
 
     private static func region(_ settings: Settings, _ variable: String, default defaultValue: String) throws(ConfigurationError) -> String {

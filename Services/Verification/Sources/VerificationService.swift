@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import Hummingbird
 import JWTKit
@@ -36,6 +37,9 @@ public enum VerificationService {
         let http = DownstreamHTTPClient(connectTimeout: configuration.testResultPolicy.timeout)
         let lifetimes = configuration.lifetimes
         let tally = HourlyTally(clock: environment.clock)
+        let statistics = ServiceStatistics(
+            service: name, figures: VerificationFigures.all, database: database, settings: configuration.statistics, environment: environment
+        )
         // The configured limit beside the issuance counter, so that an alert can compare the two (deploy/monitoring).
         Gauge(label: "verification_teletan_issuance_limit").record(configuration.teleTANRateLimit.limit)
         Gauge(label: "verification_teletan_issuance_window_seconds").record(Int(configuration.teleTANRateLimit.window.seconds))
@@ -73,6 +77,7 @@ public enum VerificationService {
             ),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
+            statistics: statistics.counter,
             clock: environment.clock,
             random: environment.random,
             logger: logger
@@ -109,6 +114,7 @@ public enum VerificationService {
         let retention = VerificationRetention(database: database, lifetimes: lifetimes, rateLimitWindow: configuration.teleTANRateLimit.window)
         var jobs: [any Service] = [
             tally.job(service: name, logger: logger),
+            statistics.flusher,
             PeriodicJob(name: "verification.retention", interval: configuration.retentionInterval, logger: logger) {
                 let deleted = try await retention.run(now: environment.clock.now())
                 if deleted.values.contains(where: { $0 > 0 }) {
@@ -137,7 +143,9 @@ public enum VerificationService {
                     name: issuerListener, address: configuration.issuerListener, router: issuerRouter, serviceName: name,
                     logger: logger, limits: configuration.common.listenerLimits
                 ),
-                ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger),
+                try ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger) {
+                    try statistics.register(on: $0)
+                },
             ],
             jobs: jobs,
             cleanup: {

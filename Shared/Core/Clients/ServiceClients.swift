@@ -74,6 +74,11 @@ public struct RetryingClientMiddleware: ClientMiddleware {
     let policy: DownstreamPolicy
     let logger: Logger
 
+    public init(policy: DownstreamPolicy, logger: Logger) {
+        self.policy = policy
+        self.logger = logger
+    }
+
     public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,

@@ -46,7 +46,10 @@ struct PageRenderer: Sendable {
             context["csrf"] = session.csrfToken
             // The navigation, for a session that has finished its steps.
             if session.pendingStep == nil {
-                if session.officer.isSupervisor { context["supervisor"] = true }
+                if session.officer.isSupervisor {
+                    context["supervisor"] = true
+                    context["navStatistics"] = language.statisticsTexts.navigation
+                }
                 if session.officer.source == .local { context["localAccount"] = true }
             }
         }

@@ -8,7 +8,8 @@ import PortalDomain
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
 /// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
-/// (administration by supervisors), `+Audit` (the audit page), `+Static`.
+/// (administration by supervisors), `+Audit` (the audit page), `+Statistics` (supervisors' charts and
+/// downloads), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
     let pages: PageRenderer
@@ -29,6 +30,8 @@ struct PortalWeb: Sendable {
     let signer: OfficerTokenSigner?
     let oidc: OIDCProvider?
     let teleTANs: TeleTANIssuer
+    /// The services' statistics, for supervisors (`+Statistics`).
+    let statistics: StatisticsSources
     let assets: StaticAssets
     let clock: any WallClock
     let random: any RandomSource
@@ -63,6 +66,9 @@ struct PortalWeb: Sendable {
         router.post("/officers/reset-password") { request, _ in try await self.resetOfficerPassword(request) }
         router.post("/officers/roles") { request, _ in try await self.changeOfficerRoles(request) }
         router.get("/audit") { request, _ in try await self.auditPage(request) }
+        router.get("/statistics") { request, _ in try await self.statisticsPage(request) }
+        router.get("/statistics.csv") { request, _ in try await self.statisticsDownload(request, format: .csv) }
+        router.get("/statistics.json") { request, _ in try await self.statisticsDownload(request, format: .json) }
         router.get("/static/{file}") { request, context in try self.asset(context.parameters.require("file")) }
     }
 }

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import SubmissionDomain
 
@@ -11,6 +12,16 @@ import SubmissionDomain
 /// reservation is released or its lease runs out (docs/reliability.md); `PendingUploadRecovery` settles an upload
 /// this call could not finish.
 struct KeyIntake: Sendable {
+    /// An upload's keys, counted when its TAN is spent (padding and a retry's keys, stored before, not counted): what
+    /// apps do, so served for finished days only.
+    static let keysSubmitted = DailyFigure("keys_submitted", isAppSide: true)
+    /// Keys in the export files a scheduled distribution run wrote (CWA and ProteGO outputs, padding included): what
+    /// every phone downloads anyway.
+    static let keysPublished = DailyFigure("keys_published", isAppSide: false)
+    static let figures = [keysSubmitted, keysPublished]
+
+    /// Daily statistics (docs/statistics.md).
+    let statistics: DailyCounter
     let store: DiagnosisKeyStore
     let reservations: TANReservations
     let redemptionKeys: RedemptionKeyDeriver
@@ -51,6 +62,7 @@ struct KeyIntake: Sendable {
             _ = try? await store.discard(reservation: reservation)
             return .lapsed
         }
+        statistics.count(Self.keysSubmitted, by: outcome.inserted)
         // 4. Publish. The TAN is spent, so the keys will be published whatever happens here: a failure leaves them to
         // the recovery job, which finds the reservation confirmed. The app is told it succeeded either way.
         do {

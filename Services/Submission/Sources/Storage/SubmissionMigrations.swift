@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 
 /// The submission service's schema, in order. Never edit a released migration: add a new one.
 enum SubmissionMigrations {
@@ -146,6 +147,9 @@ enum SubmissionMigrations {
                 """,
             ]
         }),
+        // Daily statistics (`DailyStatisticsStore`, docs/statistics.md): keys submitted and published per day, which
+        // every replica adds to.
+        Migration(version: 9, name: "keep daily statistics", sql: DailyStatisticsStore.createTable(service: "submission")),
         Migration(version: 10, name: "keep LEMON session keys only sealed", statements: { _ in
             // `session_keys` now holds the keys sealed to their device (`LemonSessionKeySealer`). Keys stored before
             // were in the clear and cannot be sealed here (the key is not the database's): they are dropped, and each

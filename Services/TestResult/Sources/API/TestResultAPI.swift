@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import Logging
 import Metrics
@@ -13,7 +14,11 @@ struct TestResultAPI: APIProtocol {
     /// Lookups by outcome, published per finished hour only: a found result is a real poll, an unknown id most
     /// often a fake one's decoy, so a counter that moved per lookup would tell the two apart.
     let tally: HourlyTally
+    /// Daily statistics: results received per lab, kind and result (docs/statistics.md).
+    let statistics: DailyCounter
     let logger: Logger
+    /// Lab results stored, by `<lab>/<kind>/<result code>` (`lab-1/pcr/2`): what labs send, not what apps do.
+    static let labResultsReceived = DailyFigure("lab_results_received", isAppSide: false)
     private let receivedCounters = MetricHandles<Counter> { values in
         Counter(label: "testresult_results_received_total", dimensions: [("kind", values[0]), ("result", values[1])])
     }
@@ -109,6 +114,7 @@ struct TestResultAPI: APIProtocol {
         for result in valid { received[result.result.rawValue, default: 0] += 1 }
         for (code, count) in received {
             receivedCounters(kind.rawValue, String(code)).increment(by: count)
+            statistics.count(Self.labResultsReceived, breakdown: "\(labID)/\(kind.rawValue)/\(code)", by: count)
         }
         if outcome.refused > 0 {
             refusedUpdateCounters(kind.rawValue).increment(by: outcome.refused)

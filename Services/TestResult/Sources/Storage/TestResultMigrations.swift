@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 
 /// The test-result service's schema, in order. Never edit a released migration: add a new one.
 enum TestResultMigrations {
@@ -29,6 +30,9 @@ enum TestResultMigrations {
         Migration(version: 2, name: "lab credential kinds", sql: [
             "ALTER TABLE lab_credentials ADD COLUMN kind TEXT NOT NULL DEFAULT 'api_key'",
         ]),
+        // Daily statistics (`DailyStatisticsStore`, docs/statistics.md): lab results received per day, lab, kind and
+        // result, which every replica adds to.
+        Migration(version: 3, name: "keep daily statistics", sql: DailyStatisticsStore.createTable(service: "testresult")),
     ]
 
     static var migrator: Migrator { Migrator(service: "testresult", migrations: all) }

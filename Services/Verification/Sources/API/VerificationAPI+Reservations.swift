@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import OpenAPIRuntime
 import VerificationDomain
@@ -27,8 +28,9 @@ extension VerificationAPI {
         guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         try checkBatch(body.reservationKeys, name: "reservationKeys", endpoint: "tan_confirm")
         try checkKeys(body.reservationKeys, endpoint: "tan_confirm")
-        let confirmed = try await tans.confirm(keys: body.reservationKeys, now: clock.now())
+        let (confirmed, firstSpent) = try await tans.confirmCounting(keys: body.reservationKeys, now: clock.now())
         count("tan_confirm", "confirmed", by: confirmed.count(where: { $0 }))
+        statistics.count(VerificationFigures.tansRedeemed, by: firstSpent)
         count("tan_confirm", "lapsed", by: confirmed.count(where: { !$0 }))
         return .ok(.init(body: .json(.init(outcomes: confirmed.map { $0 ? .confirmed : .lapsed }))))
     }

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import Logging
 import Metrics
@@ -30,6 +31,9 @@ struct VerificationAPI: APIProtocol {
     let latency: LatencyMatcher
     /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
     let tally: HourlyTally
+    /// Daily statistics (`VerificationFigures`), counted for real requests only, in memory; a fake request takes the
+    /// same time without the increment.
+    let statistics: DailyCounter
     let clock: any WallClock
     let random: any RandomSource
     let logger: Logger
@@ -71,6 +75,7 @@ struct VerificationAPI: APIProtocol {
                 guard try await sessions.registerGUID(hashedGUID, dobHash: dobHash, tokenHash: tokenHash, now: now) == .registered else {
                     throw APIError.badRequest("This test is already registered.", code: "already_registered")
                 }
+                statistics.count(VerificationFigures.registrations, breakdown: "guid")
             case .teleTAN(let teleTAN):
                 // A guess pays before its lookup, so concurrent guesses get no more lookups than tokens; a right one
                 // is given back. The source is a keyed hash of the client's address, kept in memory only.
@@ -91,6 +96,7 @@ struct VerificationAPI: APIProtocol {
                     throw APIError.badRequest("The teleTAN is unknown, expired or already used.", code: "invalid_teletan")
                 }
                 teleTANGuesses.giveBack(source: source)
+                statistics.count(VerificationFigures.registrations, breakdown: "teletan")
             }
             return .created(.init(body: .json(registrationTokenResponse(token))))
         }
@@ -151,6 +157,7 @@ struct VerificationAPI: APIProtocol {
             ) else {
                 throw APIError.badRequest("A TAN was already issued for this registration token.", code: "tan_already_issued")
             }
+            statistics.count(VerificationFigures.tansIssued)
             return .created(.init(body: .json(tanResponse(tan))))
         }
     }
@@ -172,6 +179,7 @@ struct VerificationAPI: APIProtocol {
             throw APIError.notFound("The TAN is unknown, expired or already used.", code: "tan_not_found")
         }
         count("tan_verify", "valid")
+        statistics.count(VerificationFigures.tansRedeemed)
         return .ok(.init(headers: .init(X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: Self.teleTANType(of: redeemed))))
     }
 
@@ -197,6 +205,7 @@ struct VerificationAPI: APIProtocol {
         let redeemed = try await tans.redeem(tanHashes: body.tans.map(SecretHash.sha256Hex), keys: body.redemptionKeys, now: clock.now())
         let valid = redeemed.filter { $0 != nil }.count
         count("tan_verify", "valid", by: valid)
+        statistics.count(VerificationFigures.tansRedeemed, by: valid)
         count("tan_verify", "refused", by: redeemed.count - valid)
         let verdicts = redeemed.map { Components.Schemas.TanVerdict(valid: $0 != nil, teleTanType: $0.flatMap(Self.teleTANType)) }
         return .ok(.init(body: .json(.init(verdicts: verdicts))))
@@ -248,6 +257,8 @@ struct VerificationAPI: APIProtocol {
                     logger.warning("teleTAN issuance above 80 % of the rate limit", metadata: ["limit": "\(rateLimit.limit)"])
                 }
                 teleTANsIssued(type.rawValue).increment()
+                statistics.count(VerificationFigures.teleTANsIssued)
+                statistics.count(VerificationFigures.teleTANsIssuedByOfficer, breakdown: officer.subject)
                 return .created(.init(body: .json(.init(value: teleTAN))))
             case .refused(let counter):
                 // A repeat of this request that took the last place while this one waited for the counter is still

@@ -50,19 +50,25 @@ extension TanStore {
     /// Spends the TAN each key holds while its lease runs; true also when the key spent it before. False: the lease
     /// ran out, or the TAN was released or taken over; nothing was spent.
     public func confirm(keys: [String], now: Date) async throws -> [Bool] {
-        guard !keys.isEmpty else { return [] }
+        try await confirmCounting(keys: keys, now: now).confirmed
+    }
+
+    /// `confirm`, and how many of the TANs this call spent (not spent before, by an earlier confirmation of the same
+    /// upload in another second): what the daily statistics count as redeemed.
+    func confirmCounting(keys: [String], now: Date) async throws -> (confirmed: [Bool], firstSpent: Int) {
+        guard !keys.isEmpty else { return ([], 0) }
         let timestamp = now.epochSeconds
         let spent = try await database.withConnection { connection in
             try await connection.execute(
                 ConfirmUpdate.self, binds: [timestamp, keys],
                 otherwise: """
                     UPDATE tans SET redeemed_at = COALESCE(redeemed_at, \(bind: timestamp)) WHERE redemption_key IN \(bindList: keys) \
-                    AND (redeemed_at IS NOT NULL OR reserved_until > \(bind: timestamp)) RETURNING redemption_key
+                    AND (redeemed_at IS NOT NULL OR reserved_until > \(bind: timestamp)) RETURNING redemption_key, redeemed_at
                     """
-            ).map { try $0.decode(column: "redemption_key", as: String.self) }
+            ).map { (key: try $0.decode(column: "redemption_key", as: String.self), redeemedAt: try $0.decode(column: "redeemed_at", as: Int64.self)) }
         }
-        let confirmed = Set(spent)
-        return keys.map(confirmed.contains)
+        let confirmed = Set(spent.map(\.key))
+        return (keys.map(confirmed.contains), spent.count { $0.redeemedAt == timestamp })
     }
 
     /// Frees the TANs the keys hold (with `expiredOnly`, only those whose lease ran out) and says how each upload
@@ -113,7 +119,7 @@ extension TanStore {
     enum ConfirmUpdate: PreparedStatement {
         static let sql = """
             UPDATE tans SET redeemed_at = COALESCE(redeemed_at, $1) WHERE redemption_key = ANY($2::TEXT[]) \
-            AND (redeemed_at IS NOT NULL OR reserved_until > $1) RETURNING redemption_key
+            AND (redeemed_at IS NOT NULL OR reserved_until > $1) RETURNING redemption_key, redeemed_at
             """
     }
 

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 
 /// The verification service's schema, in order. Never edit a released migration: add a new one.
 ///
@@ -118,6 +119,9 @@ enum VerificationMigrations {
             )
             """,
         ]),
+        // Daily statistics (`DailyStatisticsStore`, docs/statistics.md): counts per day, figure and breakdown, which
+        // every replica adds to.
+        Migration(version: 8, name: "keep daily statistics", sql: DailyStatisticsStore.createTable(service: "verification")),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }

@@ -1,0 +1,9 @@
+extension Language {
+    /// The statistics page's texts (kept apart from `PortalTexts`, which every other page uses).
+    public var statisticsTexts: StatisticsTexts {
+        switch self {
+        case .en: .english
+        case .de: .german
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// The statistics page's texts in one language (`Language.statisticsTexts`).
+public struct StatisticsTexts: Sendable {
+    public let navigation: String
+    public let title: String
+    public let intro: String
+    public let period: String
+    /// "Last {days} days"
+    public let lastDays: String
+    public let show: String
+    public let download: String
+    public let downloadCSV: String
+    public let downloadJSON: String
+    /// "{total} in total, at most {max} a day"
+    public let summary: String
+    public let byBreakdown: String
+    public let dailyValues: String
+    public let day: String
+    public let count: String
+    public let total: String
+    public let nothingCounted: String
+    /// "The statistics of {service} could not be read."
+    public let sourceUnavailable: String
+    public let notConfigured: String
+    public let finishedDaysOnly: String
+    /// What each figure means, by its name (`teletans_issued`).
+    public let figures: [String: String]
+    /// The services, by name.
+    public let services: [String: String]
+
+    public init(
+        navigation: String, title: String, intro: String, period: String, lastDays: String, show: String, download: String,
+        downloadCSV: String, downloadJSON: String, summary: String, byBreakdown: String, dailyValues: String, day: String,
+        count: String, total: String, nothingCounted: String, sourceUnavailable: String, notConfigured: String,
+        finishedDaysOnly: String, figures: [String: String], services: [String: String]
+    ) {
+        self.navigation = navigation
+        self.title = title
+        self.intro = intro
+        self.period = period
+        self.lastDays = lastDays
+        self.show = show
+        self.download = download
+        self.downloadCSV = downloadCSV
+        self.downloadJSON = downloadJSON
+        self.summary = summary
+        self.byBreakdown = byBreakdown
+        self.dailyValues = dailyValues
+        self.day = day
+        self.count = count
+        self.total = total
+        self.nothingCounted = nothingCounted
+        self.sourceUnavailable = sourceUnavailable
+        self.notConfigured = notConfigured
+        self.finishedDaysOnly = finishedDaysOnly
+        self.figures = figures
+        self.services = services
+    }
+
+    /// A figure's name for people; the stored name when the texts have none.
+    public func figure(_ name: String) -> String { figures[name] ?? name }
+}

@@ -1,0 +1,145 @@
+import ExposureCore
+import ExposureStatistics
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PortalDomain
+
+/// The supervisors' statistics page: each service's daily counts as server-drawn SVG charts, and the same counts to
+/// download as CSV or JSON (docs/statistics.md). Officers without the supervisor role get 403.
+extension PortalWeb {
+    enum StatisticsFormat {
+        case csv
+        case json
+    }
+
+    /// The periods a supervisor can choose, in days (the default first).
+    static let statisticsPeriods = [28, 7, 90, 365]
+    /// The figures in the order the page shows them; figures it does not know follow, by name.
+    static let figureOrder = [
+        "teletans_issued", "teletans_issued_by_officer", "registrations", "tans_issued", "tans_redeemed",
+        "lab_results_received", "keys_submitted", "keys_published",
+    ]
+
+    /// `GET /statistics?days=N`.
+    func statisticsPage(_ request: Request) async throws -> Response {
+        try await asSupervisor(request) { current in try await statisticsPage(request, current) }
+    }
+
+    private func statisticsPage(_ request: Request, _ current: PortalSession) async throws -> Response {
+        let days = try statisticsPeriod(request)
+        let language = language(request)
+        let texts = language.statisticsTexts
+        let (from, to) = statisticsRange(days: days)
+        var values: [String: Any] = [
+            "st": texts,
+            "days": days,
+            "from": from.description,
+            "to": to.description,
+            "periods": Self.statisticsPeriods.sorted().map { period -> [String: Any] in
+                ["days": period, "label": texts.lastDays.replacingOccurrences(of: "{days}", with: String(period)), "selected": period == days]
+            },
+        ]
+        if statistics.isConfigured {
+            let answers = await statistics.counts(from: from, through: to)
+            values["sources"] = answers.map { statisticsSource($0, from: from, to: to, texts: texts) }
+        } else {
+            values["notConfigured"] = true
+        }
+        return pages.render("statistics", language: language, title: texts.title, session: current, values: values)
+    }
+
+    /// `GET /statistics.csv?days=N` and `GET /statistics.json?days=N`: every service's counts of the period, or 503
+    /// when one of them cannot be read (a download is whole or nothing).
+    func statisticsDownload(_ request: Request, format: StatisticsFormat) async throws -> Response {
+        try await asSupervisor(request) { _ in try await statisticsDownload(request, format) }
+    }
+
+    private func statisticsDownload(_ request: Request, _ format: StatisticsFormat) async throws -> Response {
+        let days = try statisticsPeriod(request)
+        let (from, to) = statisticsRange(days: days)
+        guard statistics.isConfigured else { throw PortalError.unavailable }
+        var services: [(service: String, counts: [DailyCount])] = []
+        for answer in await statistics.counts(from: from, through: to) {
+            guard let counts = answer.counts else { throw PortalError.unavailable }
+            services.append((answer.service, counts))
+        }
+        let name = "statistics-\(from)-\(to)"
+        let body: String
+        let contentType: String
+        switch format {
+        case .csv:
+            body = StatisticsCSV.render(services: services)
+            contentType = "text/csv; charset=utf-8"
+        case .json:
+            body = try StatisticsDownload(from: from, to: to, services: services).json()
+            contentType = "application/json; charset=utf-8"
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: contentType,
+                .contentDisposition: "attachment; filename=\"\(name).\(format == .csv ? "csv" : "json")\"",
+                .cacheControl: "no-store",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: body))
+        )
+    }
+
+    /// `days`, one of the offered periods (the default without the parameter).
+    private func statisticsPeriod(_ request: Request) throws(PortalError) -> Int {
+        guard let text = request.uri.queryParameters["days"] else { return Self.statisticsPeriods[0] }
+        guard let days = Int(String(text)), Self.statisticsPeriods.contains(days) else { throw PortalError.badRequest }
+        return days
+    }
+
+    /// The `days` finished days up to yesterday (UTC): the services answer what apps do for finished days only.
+    private func statisticsRange(days: Int) -> (from: StatisticsDay, to: StatisticsDay) {
+        let to = StatisticsDay(of: clock.now()).adding(days: -1)
+        return (to.adding(days: -Int64(days - 1)), to)
+    }
+
+    /// One service's section: a chart per figure with its daily totals, and its parts' totals.
+    private func statisticsSource(_ answer: StatisticsSources.Answer, from: StatisticsDay, to: StatisticsDay, texts: StatisticsTexts) -> [String: Any] {
+        let serviceName = texts.services[answer.service] ?? answer.service
+        var section: [String: Any] = ["service": answer.service, "name": serviceName]
+        guard let counts = answer.counts else {
+            section["unavailable"] = texts.sourceUnavailable.replacingOccurrences(of: "{service}", with: serviceName)
+            return section
+        }
+        let byFigure = Dictionary(grouping: counts, by: \.figure)
+        let names = byFigure.keys.sorted { (Self.figureOrder.firstIndex(of: $0) ?? Int.max, $0) < (Self.figureOrder.firstIndex(of: $1) ?? Int.max, $1) }
+        section["figures"] = names.map { name -> [String: Any] in
+            let rows = byFigure[name] ?? []
+            var perDay: [StatisticsDay: Int64] = [:]
+            var perPart: [String: Int64] = [:]
+            for row in rows {
+                perDay[row.day, default: 0] += row.count
+                if !row.breakdown.isEmpty { perPart[row.breakdown, default: 0] += row.count }
+            }
+            let bars = stride(from: from.number, through: to.number, by: 1).map { number in
+                let day = StatisticsDay(number: number)
+                return StatisticsChart.Bar(label: day.description, value: perDay[day] ?? 0)
+            }
+            let title = texts.figure(name)
+            var figure: [String: Any] = [
+                "id": "\(answer.service)-\(name)".replacingOccurrences(of: "_", with: "-"),
+                "figure": name,
+                "title": title,
+                "svg": StatisticsChart(title: title, bars: bars).svg,
+                "summary": texts.summary
+                    .replacingOccurrences(of: "{total}", with: String(bars.reduce(0) { $0 + $1.value }))
+                    .replacingOccurrences(of: "{max}", with: String(bars.map(\.value).max() ?? 0)),
+                "daily": bars.map { ["day": $0.label, "count": $0.value] },
+            ]
+            if !perPart.isEmpty {
+                figure["hasParts"] = true
+                figure["parts"] = perPart.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ["part": $0.key, "count": $0.value] }
+            }
+            return figure
+        }
+        if names.isEmpty { section["nothing"] = true }
+        return section
+    }
+}

@@ -1,0 +1,17 @@
+import ExposureStatistics
+
+/// What the verification service counts per day (docs/statistics.md).
+enum VerificationFigures {
+    /// teleTANs issued to officers, in total (not app-side: officers' requests, through the portal).
+    static let teleTANsIssued = DailyFigure("teletans_issued", isAppSide: false)
+    /// The same by officer: the breakdown is the `sub` of the officer's token.
+    static let teleTANsIssuedByOfficer = DailyFigure("teletans_issued_by_officer", isAppSide: false)
+    /// Tests registered by apps, by what was registered (`guid`, `teletan`).
+    static let registrations = DailyFigure("registrations", isAppSide: true)
+    /// TANs issued to apps.
+    static let tansIssued = DailyFigure("tans_issued", isAppSide: true)
+    /// TANs spent by uploads (confirmed reservations and one-phase verifications).
+    static let tansRedeemed = DailyFigure("tans_redeemed", isAppSide: true)
+
+    static let all = [teleTANsIssued, teleTANsIssuedByOfficer, registrations, tansIssued, tansRedeemed]
+}

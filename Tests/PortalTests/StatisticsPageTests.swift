@@ -1,0 +1,124 @@
+import ExposureCore
+import ExposureStatistics
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Portal
+import PortalDomain
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The supervisors' statistics page: charts drawn on the server from verification's statistics API, and the same
+/// counts as CSV and JSON downloads (docs/statistics.md).
+@Suite struct StatisticsPageTests {
+    static let supervisorRoles = "c19hotline,c19supervisor"
+
+    @Test(arguments: TestDatabase.all)
+    func aSupervisorSeesChartsAndDownloadsTheCounts(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, verification: ["STATISTICS_FLUSH_INTERVAL": "1s"]) { h in
+            let issuing = try await h.signedIn("sam", roles: Self.supervisorRoles)
+            try #require(try await issuing.issue("TEST").status == 200)
+            let day = StatisticsDay(of: h.clock.now())
+            // The page shows finished days: the next day, after verification's flush.
+            try await Task.sleep(for: .milliseconds(1500))
+            h.clock.advance(by: 86400)
+            let supervisor = h.browser()
+            try #require(try await supervisor.signIn("sam", PortalHarness.password).status == 303)
+            var page = try await supervisor.get("/statistics")
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !page.text.contains(#"id="figure-verification-teletans-issued""#) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                page = try await supervisor.get("/statistics")
+            }
+            Covers.status(200, of: "GET /statistics", page)
+            #expect(page.text.contains(#"id="figure-verification-teletans-issued""#))
+            #expect(page.text.contains(#"id="nav-statistics""#))
+            #expect(page.text.contains(#"<td>\#(day)</td><td>1</td>"#))
+            let svgs = try Self.svgs(in: page.text)
+            #expect(svgs.count == 2)  // in total and by officer
+            for svg in svgs { try Self.expectWellFormedXML(svg) }
+            #expect(svgs[0].contains("<title>\(day): 1</title>"))
+
+            let csv = try await supervisor.get("/statistics.csv?days=7")
+            Covers.status(200, of: "GET /statistics.csv", csv)
+            #expect(csv.header("Content-Type")?.hasPrefix("text/csv") == true)
+            #expect(csv.header("Content-Disposition")?.hasPrefix("attachment") == true)
+            let lines = csv.text.split(separator: "\r\n").map(String.init)
+            #expect(lines.first == "service,day,figure,breakdown,count")
+            #expect(lines.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 5 })
+            #expect(lines.contains("verification,\(day),teletans_issued,,1"))
+            #expect(lines.contains("verification,\(day),teletans_issued_by_officer,sam,1"))
+
+            let json = try await supervisor.get("/statistics.json?days=7")
+            Covers.status(200, of: "GET /statistics.json", json)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])
+            let services = try #require(object["services"] as? [[String: Any]])
+            #expect(services.map { $0["service"] as? String } == ["verification"])
+            let counts = try #require(services.first?["counts"] as? [[String: Any]])
+            #expect(counts.contains { $0["figure"] as? String == "teletans_issued" && $0["count"] as? Int == 1 && $0["day"] as? String == day.description })
+            #expect(object["to"] as? String == day.description)
+
+            // In German, and with another period.
+            let german = h.browser(language: "de")
+            try #require(try await german.signIn("sam", PortalHarness.password).status == 303)
+            let seite = try await german.get("/statistics?days=90")
+            #expect(seite.status == 200)
+            #expect(seite.text.contains("Ausgegebene teleTANs"))
+            #expect(seite.text.contains(#"<option value="90" selected>"#))
+            Covers.status(400, of: "GET /statistics", try await german.get("/statistics?days=5"), error: "bad-request")
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func onlySignedInSupervisorsGetThePageOrTheDownloads(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let signedOut = h.browser()
+            for path in ["/statistics", "/statistics.csv", "/statistics.json"] {
+                let answer = try await signedOut.get(path)
+                #expect(answer.header("Location") == "/login")
+                switch path {
+                case "/statistics": Covers.status(303, of: "GET /statistics", answer)
+                case "/statistics.csv": Covers.status(303, of: "GET /statistics.csv", answer)
+                default: Covers.status(303, of: "GET /statistics.json", answer)
+                }
+            }
+            let officer = try await h.signedIn("olga")
+            #expect(try await !officer.get("/").text.contains(#"id="nav-statistics""#))
+            Covers.status(403, of: "GET /statistics", try await officer.get("/statistics"), error: "forbidden")
+            Covers.status(403, of: "GET /statistics.csv", try await officer.get("/statistics.csv"), error: "forbidden")
+            Covers.status(403, of: "GET /statistics.json", try await officer.get("/statistics.json"), error: "forbidden")
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func aServiceThatCannotBeReadIsSaidOnThePageAndFailsTheDownloads(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["VERIFICATION_STATISTICS_URL": "http://127.0.0.1:1", "VERIFICATION_ATTEMPTS": "1"]) { h in
+            let supervisor = try await h.signedIn("sam", roles: Self.supervisorRoles)
+            let page = try await supervisor.get("/statistics")
+            #expect(page.status == 200)
+            #expect(page.text.contains(#"id="unavailable-verification""#))
+            Covers.status(503, of: "GET /statistics.csv", try await supervisor.get("/statistics.csv"), error: "unavailable")
+            Covers.status(503, of: "GET /statistics.json", try await supervisor.get("/statistics.json"), error: "unavailable")
+        }
+    }
+
+    @Test func theChartEscapesItsTextAndIsWellFormed() throws {
+        let chart = StatisticsChart(title: "a <b> & \"c\"", bars: [.init(label: "2026-11-27", value: 3), .init(label: "<x>", value: 0)])
+        try Self.expectWellFormedXML(chart.svg)
+        #expect(chart.svg.contains("a &lt;b&gt; &amp; &quot;c&quot;"))
+        try Self.expectWellFormedXML(StatisticsChart(title: "empty", bars: []).svg)
+    }
+
+    // MARK: Helpers
+
+    static func svgs(in html: String) throws -> [String] {
+        let regex = try NSRegularExpression(pattern: "<svg[\\s\\S]*?</svg>")
+        return regex.matches(in: html, range: NSRange(html.startIndex..., in: html)).compactMap { Range($0.range, in: html).map { String(html[$0]) } }
+    }
+
+    static func expectWellFormedXML(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let parser = XMLParser(data: Data(text.utf8))
+        #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError)) in \(text.prefix(300))", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,53 @@
+import ExposureCore
+import ExposureTestSupport
+import Foundation
+import Testing
+@testable import Submission
+
+/// The daily statistics of one upload's whole way, against the real services: the lab's result, the registration,
+/// the TAN and its redemption, the keys; each counted once, fakes and repeats not at all, app-side figures served
+/// from the next day on (docs/statistics.md).
+@Suite struct SubmissionStatisticsTests {
+    static let reader = [("Authorization", "Bearer \(TestServiceTokens.statisticsReader)")]
+
+    @Test(arguments: TestDatabase.all)
+    func oneUploadIsCountedOnceInEveryService(kind: TestDatabase) async throws {
+        try await RealVerificationStack.run(kind) { stack in
+            let guid = SecretHash.sha256Hex(UUID().uuidString)
+            try #require(try await stack.lab.postJSON("/api/v1/lab/results", ["testResults": [["id": guid, "result": 2]]], headers: [("Authorization", "Bearer \(stack.labKey)")]).status == 204)
+            let tan = try await stack.tan(for: ["key": guid, "keyType": "GUID"])
+            let today = Payloads.today(Date())
+            let keys = Payloads.bytes((0..<3).map { Payloads.key(UInt8(1 + $0), today: today, daysAgo: Int32($0 + 1)) })
+            for fake in ["0", "0", "1"] {  // the upload, its repeat, a fake
+                // A repeat comes after the first answer was lost: seconds later (a repeat within the same second
+                // would count its TAN again, docs/statistics.md).
+                stack.clock.advance(by: 2)
+                let answer = try await stack.submission.postRaw(
+                    SubmissionHarness.path, keys, headers: [("cwa-fake", fake), ("cwa-authorization", tan)], contentType: "application/x-protobuf"
+                )
+                try #require(answer.status == 200)
+            }
+            let day = stack.clock.now().ISO8601Format(.iso8601.year().month().day())
+            let query = "/version/v1/statistics?from=\(day)&to=\(day)&format=csv"
+            // Today nothing app-side is served, however often one asks.
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(try await stack.management["submission"]!.get(query, headers: Self.reader).text == "day,figure,breakdown,count\r\n")
+            stack.clock.advance(by: 86400)
+            let expected: [String: [String]] = [
+                "testresult": ["\(day),lab_results_received,lab-1/pcr/2,1"],
+                "verification": ["\(day),registrations,guid,1", "\(day),tans_issued,,1", "\(day),tans_redeemed,,1"],
+                "submission": ["\(day),keys_submitted,,3"],
+            ]
+            for (service, lines) in expected {
+                let deadline = ContinuousClock.now + .seconds(30)
+                var served: [String] = []
+                while ContinuousClock.now < deadline {
+                    served = try await stack.management[service]!.get(query, headers: Self.reader).text.split(separator: "\r\n").dropFirst().map(String.init)
+                    if served == lines { break }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                #expect(served == lines, "\(service)")
+            }
+        }
+    }
+}
