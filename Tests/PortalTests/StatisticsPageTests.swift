@@ -12,19 +12,16 @@ import FoundationXML
 /// The supervisors' statistics page: charts drawn on the server from verification's statistics API, and the same
 /// counts as CSV and JSON downloads (docs/statistics.md).
 @Suite struct StatisticsPageTests {
-    static let supervisorRoles = "c19hotline,c19supervisor"
-
     @Test(arguments: TestDatabase.all)
     func aSupervisorSeesChartsAndDownloadsTheCounts(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, verification: ["STATISTICS_FLUSH_INTERVAL": "1s"]) { h in
-            let issuing = try await h.signedIn("sam", roles: Self.supervisorRoles)
+            let issuing = try await h.signedIn("hanna")
             try #require(try await issuing.issue("TEST").status == 200)
             let day = StatisticsDay(of: h.clock.now())
             // The page shows finished days: the next day, after verification's flush.
             try await Task.sleep(for: .milliseconds(1500))
             h.clock.advance(by: 86400)
-            let supervisor = h.browser()
-            try #require(try await supervisor.signIn("sam", PortalHarness.password).status == 303)
+            let supervisor = try await h.supervisor("sam")
             var page = try await supervisor.get("/statistics")
             let deadline = ContinuousClock.now + .seconds(30)
             while !page.text.contains(#"id="figure-verification-teletans-issued""#) && ContinuousClock.now < deadline {
@@ -48,7 +45,7 @@ import FoundationXML
             #expect(lines.first == "service,day,figure,breakdown,count")
             #expect(lines.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 5 })
             #expect(lines.contains("verification,\(day),teletans_issued,,1"))
-            #expect(lines.contains("verification,\(day),teletans_issued_by_officer,sam,1"))
+            #expect(lines.contains("verification,\(day),teletans_issued_by_officer,hanna,1"))
 
             let json = try await supervisor.get("/statistics.json?days=7")
             Covers.status(200, of: "GET /statistics.json", json)
@@ -60,8 +57,7 @@ import FoundationXML
             #expect(object["to"] as? String == day.description)
 
             // In German, and with another period.
-            let german = h.browser(language: "de")
-            try #require(try await german.signIn("sam", PortalHarness.password).status == 303)
+            let german = try await h.supervisor("sara", language: "de")
             let seite = try await german.get("/statistics?days=90")
             #expect(seite.status == 200)
             #expect(seite.text.contains("Ausgegebene teleTANs"))
@@ -85,16 +81,16 @@ import FoundationXML
             }
             let officer = try await h.signedIn("olga")
             #expect(try await !officer.get("/").text.contains(#"id="nav-statistics""#))
-            Covers.status(403, of: "GET /statistics", try await officer.get("/statistics"), error: "forbidden")
-            Covers.status(403, of: "GET /statistics.csv", try await officer.get("/statistics.csv"), error: "forbidden")
-            Covers.status(403, of: "GET /statistics.json", try await officer.get("/statistics.json"), error: "forbidden")
+            Covers.status(403, of: "GET /statistics", try await officer.get("/statistics"), error: "not-supervisor")
+            Covers.status(403, of: "GET /statistics.csv", try await officer.get("/statistics.csv"), error: "not-supervisor")
+            Covers.status(403, of: "GET /statistics.json", try await officer.get("/statistics.json"), error: "not-supervisor")
         }
     }
 
     @Test(arguments: TestDatabase.all)
     func aServiceThatCannotBeReadIsSaidOnThePageAndFailsTheDownloads(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, portal: ["VERIFICATION_STATISTICS_URL": "http://127.0.0.1:1", "VERIFICATION_ATTEMPTS": "1"]) { h in
-            let supervisor = try await h.signedIn("sam", roles: Self.supervisorRoles)
+            let supervisor = try await h.supervisor("sam")
             let page = try await supervisor.get("/statistics")
             #expect(page.status == 200)
             #expect(page.text.contains(#"id="unavailable-verification""#))

@@ -166,8 +166,6 @@ def test_portal():
         with Services(workdir) as services:
             print(services.portal("users", "add", "officer", "--roles", "c19hotline,c19hotline_event",
                                   stdin=PASSWORD + "\n").strip())
-            print(services.portal("users", "add", "supervisor", "--roles", "c19supervisor",
-                                  stdin=PASSWORD + "\n").strip())
             base = f"http://localhost:{services.portal_port}"
             browser = make_browser()
             wait = WebDriverWait(browser, 20)
@@ -213,26 +211,6 @@ def test_portal():
                 wait.until(EC.presence_of_element_located((By.ID, "username")))
                 print("signed out")
 
-                # A supervisor reaches the statistics page with the keyboard alone: the header's link, the period's
-                # select and its button, the download links.
-                assert not browser.find_elements(By.ID, "nav-statistics"), "no statistics link for signed-out visitors"
-                browser.find_element(By.ID, "username").send_keys("supervisor")
-                browser.find_element(By.ID, "password").send_keys(PASSWORD + Keys.ENTER)
-                link = wait.until(EC.presence_of_element_located((By.ID, "nav-statistics")))
-                link.send_keys(Keys.ENTER)
-                wait.until(EC.presence_of_element_located((By.ID, "source-verification")))
-                assert not browser.find_elements(By.ID, "unavailable-verification"), browser.page_source[:2000]
-                period = browser.find_element(By.ID, "period")
-                period.send_keys(Keys.END)  # the longest period, chosen with the keyboard
-                browser.find_element(By.ID, "show-period").send_keys(Keys.ENTER)
-                wait.until(EC.url_contains("days=365"))
-                assert Select(browser.find_element(By.ID, "period")).first_selected_option.get_attribute("value") == "365"
-                csv_link = browser.find_element(By.ID, "download-csv").get_attribute("href")
-                cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
-                with urllib.request.urlopen(urllib.request.Request(csv_link, headers={"Cookie": cookies}), timeout=10) as response:
-                    lines = response.read().decode().splitlines()
-                assert lines[0] == "service,day,figure,breakdown,count", lines
-                print(f"statistics page and CSV download: {len(lines) - 1} count(s) of finished days")
             finally:
                 browser.quit()
             audit = services.portal("audit")
@@ -355,6 +333,7 @@ def test_officer_administration_with_the_keyboard():
                 keys.press(Keys.ENTER)
                 wait.until(EC.presence_of_element_located((By.ID, "issue-test")))
                 print("the officer chose their own password and reached the start page")
+                assert not browser.find_elements(By.ID, "nav-statistics"), "no statistics link for an officer"
                 keys.activate("sign-out")
                 wait.until(EC.presence_of_element_located((By.ID, "notice")))
                 browser.get(base + "/login")
@@ -371,6 +350,24 @@ def test_officer_administration_with_the_keyboard():
                 keys.press(Keys.ENTER)
                 wait.until(EC.presence_of_element_located((By.ID, "nav-officers")))
                 print("supervisor signed in with a recovery code")
+
+                # A supervisor reaches the statistics page with the keyboard alone: the header's link, the period's
+                # select and its button, the download links.
+                link = wait.until(EC.presence_of_element_located((By.ID, "nav-statistics")))
+                link.send_keys(Keys.ENTER)
+                wait.until(EC.presence_of_element_located((By.ID, "source-verification")))
+                assert not browser.find_elements(By.ID, "unavailable-verification"), browser.page_source[:2000]
+                period = browser.find_element(By.ID, "period")
+                period.send_keys(Keys.END)  # the longest period, chosen with the keyboard
+                browser.find_element(By.ID, "show-period").send_keys(Keys.ENTER)
+                wait.until(EC.url_contains("days=365"))
+                assert Select(browser.find_element(By.ID, "period")).first_selected_option.get_attribute("value") == "365"
+                csv_link = browser.find_element(By.ID, "download-csv").get_attribute("href")
+                cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
+                with urllib.request.urlopen(urllib.request.Request(csv_link, headers={"Cookie": cookies}), timeout=10) as response:
+                    lines = response.read().decode().splitlines()
+                assert lines[0] == "service,day,figure,breakdown,count", lines
+                print(f"statistics page and CSV download: {len(lines) - 1} count(s) of finished days")
             finally:
                 browser.quit()
     finally:
