@@ -97,10 +97,10 @@ extension PortalWeb {
             let roles = Self.roles(in: fields)
             let password = PasswordPolicy.generate(using: random)
             let hash = try await hasher.hash(password)
-            guard try await users.add(name: name, passwordHash: hash, roles: roles, temporary: true, now: clock.now()) else {
+            let audit = administration(.added, by: current, target: name, detail: RoleList.encode(roles))
+            guard try await users.add(name: name, passwordHash: hash, roles: roles, temporary: true, now: clock.now(), audit: audit) else {
                 return refused(.nameTaken, request, current)
             }
-            try await recordAdministration(.added, by: current, target: name, detail: RoleList.encode(roles))
             logger.info("officer added", metadata: ["supervisor": "\(current.officer.name)", "officer": "\(name)"])
             return temporaryPasswordPage(request, session: current, password: password, notice: language(request).accountTexts.temporaryPasswordAdded, name: name)
         }
@@ -111,11 +111,11 @@ extension PortalWeb {
         try await supervisorPost(request) { current, fields in
             let name = fields["name"] ?? ""
             if let refusal = OfficerChangeRule.disable(actor: current.officer.name, target: name) { return refused(.refused(refusal), request, current) }
-            guard UserName.isWellFormed(name), try await users.setDisabled(name: name, true, now: clock.now()) else {
+            let audit = administration(.disabled, by: current, target: name, detail: nil)
+            guard UserName.isWellFormed(name), try await users.setDisabled(name: name, true, now: clock.now(), audit: audit) else {
                 return refused(.noSuchOfficer, request, current)
             }
             let ended = try await sessions.deleteAll(localOfficer: name)
-            try await recordAdministration(.disabled, by: current, target: name, detail: nil)
             logger.info("officer disabled", metadata: ["supervisor": "\(current.officer.name)", "officer": "\(name)", "sessionsEnded": "\(ended)"])
             return redirect("/officers?" + FormEncoding.encode([("done", "disabled"), ("name", name)]))
         }
@@ -125,11 +125,11 @@ extension PortalWeb {
     func enableOfficer(_ request: Request) async throws -> Response {
         try await supervisorPost(request) { current, fields in
             let name = fields["name"] ?? ""
-            guard UserName.isWellFormed(name), try await users.setDisabled(name: name, false, now: clock.now()) else {
+            let audit = administration(.enabled, by: current, target: name, detail: nil)
+            guard UserName.isWellFormed(name), try await users.setDisabled(name: name, false, now: clock.now(), audit: audit) else {
                 return refused(.noSuchOfficer, request, current)
             }
             try await signInAttempts.reset(name: name)
-            try await recordAdministration(.enabled, by: current, target: name, detail: nil)
             logger.info("officer enabled", metadata: ["supervisor": "\(current.officer.name)", "officer": "\(name)"])
             return redirect("/officers?" + FormEncoding.encode([("done", "enabled"), ("name", name)]))
         }
@@ -143,13 +143,13 @@ extension PortalWeb {
             guard UserName.isWellFormed(name) else { return refused(.noSuchOfficer, request, current) }
             let password = PasswordPolicy.generate(using: random)
             let hash = try await hasher.hash(password)
-            guard try await users.setPassword(name: name, passwordHash: hash, temporary: true, now: clock.now()) else {
+            let audit = administration(.passwordReset, by: current, target: name, detail: nil)
+            guard try await users.setPassword(name: name, passwordHash: hash, temporary: true, now: clock.now(), audit: audit) else {
                 return refused(.noSuchOfficer, request, current)
             }
             // Whoever knew the old password must not stay signed in; the officer may sign in with the new one at once.
             let ended = try await sessions.deleteAll(localOfficer: name)
             try await signInAttempts.reset(name: name)
-            try await recordAdministration(.passwordReset, by: current, target: name, detail: nil)
             logger.info("officer given a temporary password", metadata: ["supervisor": "\(current.officer.name)", "officer": "\(name)", "sessionsEnded": "\(ended)"])
             return temporaryPasswordPage(request, session: current, password: password, notice: language(request).accountTexts.temporaryPasswordReset, name: name)
         }
@@ -161,11 +161,11 @@ extension PortalWeb {
             let name = fields["name"] ?? ""
             let roles = Self.roles(in: fields)
             if let refusal = OfficerChangeRule.changeRoles(actor: current.officer.name, target: name, to: roles) { return refused(.refused(refusal), request, current) }
-            guard UserName.isWellFormed(name), try await users.setRoles(name: name, roles, now: clock.now()) else {
+            let audit = administration(.rolesChanged, by: current, target: name, detail: RoleList.encode(roles))
+            guard UserName.isWellFormed(name), try await users.setRoles(name: name, roles, now: clock.now(), audit: audit) else {
                 return refused(.noSuchOfficer, request, current)
             }
             try await sessions.setRoles(localOfficer: name, roles)
-            try await recordAdministration(.rolesChanged, by: current, target: name, detail: RoleList.encode(roles))
             logger.info("officer's roles changed", metadata: ["supervisor": "\(current.officer.name)", "officer": "\(name)"])
             return redirect("/officers?" + FormEncoding.encode([("done", "roles"), ("name", name)]))
         }
@@ -174,10 +174,15 @@ extension PortalWeb {
     // MARK: Helpers
 
     func recordAdministration(_ action: OfficerAction, by actor: PortalSession, target: String?, detail: String?) async throws {
-        try await officerAudit.record(OfficerAuditEntry(
+        try await officerAudit.record(administration(action, by: actor, target: target, detail: detail))
+    }
+
+    /// The audit row of a step, for the store to write in the step's own transaction.
+    func administration(_ action: OfficerAction, by actor: PortalSession, target: String?, detail: String?) -> OfficerAuditEntry {
+        OfficerAuditEntry(
             actor: actor.officer.name, actorSource: actor.officer.source, action: action.rawValue, target: target, detail: detail,
             occurredAt: clock.now().epochSeconds
-        ))
+        )
     }
 
     /// The roles ticked in a form (`role-<role>=on`); only the portal's roles can be given.

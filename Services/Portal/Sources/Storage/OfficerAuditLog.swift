@@ -34,13 +34,17 @@ public struct OfficerAuditLog: Sendable {
     }
 
     public func record(_ entry: OfficerAuditEntry) async throws {
-        try await database.withConnection { connection in
-            try await connection.raw("""
-                INSERT INTO portal_admin_audit_log (actor, actor_source, action, target, detail, occurred_at)
-                VALUES (\(bind: entry.actor), \(bind: entry.actorSource.rawValue), \(bind: entry.action), \(bind: entry.target),
-                        \(bind: entry.detail), \(bind: entry.occurredAt))
-                """).run()
-        }
+        try await database.withConnection { try await Self.insert(entry, on: $0) }
+    }
+
+    /// Writes `entry` on `connection`: inside the transaction of the change it records (`UserStore`), so that a
+    /// change and its audit row are stored together or not at all.
+    static func insert(_ entry: OfficerAuditEntry, on connection: any SQLDatabase) async throws {
+        try await connection.raw("""
+            INSERT INTO portal_admin_audit_log (actor, actor_source, action, target, detail, occurred_at)
+            VALUES (\(bind: entry.actor), \(bind: entry.actorSource.rawValue), \(bind: entry.action), \(bind: entry.target),
+                    \(bind: entry.detail), \(bind: entry.occurredAt))
+            """).run()
     }
 
     /// One page of both logs, newest first, as `filter` says; one row more than a page when an older page exists.

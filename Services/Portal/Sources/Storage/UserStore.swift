@@ -25,8 +25,10 @@ public struct UserStore: Sendable {
 
     /// Adds an account; false when the name is taken.
     /// `temporary`: the officer must change the password at their first sign-in.
-    public func add(name: String, passwordHash: String, roles: Set<String>, temporary: Bool = false, now: Date) async throws -> Bool {
-        try await database.withConnection { connection in
+    public func add(
+        name: String, passwordHash: String, roles: Set<String>, temporary: Bool = false, now: Date, audit: OfficerAuditEntry? = nil
+    ) async throws -> Bool {
+        try await changing(audit: audit) { connection in
             try await connection.raw("""
                 INSERT INTO portal_users (name, password_hash, roles, disabled_at, created_at, updated_at, must_change_password)
                 VALUES (\(bind: name), \(bind: passwordHash), \(bind: RoleList.encode(roles)), NULL, \(bind: now.epochSeconds), \(bind: now.epochSeconds),
@@ -52,8 +54,8 @@ public struct UserStore: Sendable {
     }
 
     /// Disables (or re-enables) an account; false when there is no such account.
-    public func setDisabled(name: String, _ disabled: Bool, now: Date) async throws -> Bool {
-        try await database.withConnection { connection in
+    public func setDisabled(name: String, _ disabled: Bool, now: Date, audit: OfficerAuditEntry? = nil) async throws -> Bool {
+        try await changing(audit: audit) { connection in
             let disabledAt: Int64? = disabled ? now.epochSeconds : nil
             return try await connection.raw("""
                 UPDATE portal_users SET disabled_at = \(bind: disabledAt), updated_at = \(bind: now.epochSeconds)
@@ -64,13 +66,27 @@ public struct UserStore: Sendable {
 
     /// Replaces the password hash; false when there is no such account. `temporary`: the officer must change it at
     /// their next sign-in.
-    public func setPassword(name: String, passwordHash: String, temporary: Bool = false, now: Date) async throws -> Bool {
-        try await database.withConnection { connection in
+    public func setPassword(
+        name: String, passwordHash: String, temporary: Bool = false, now: Date, audit: OfficerAuditEntry? = nil
+    ) async throws -> Bool {
+        try await changing(audit: audit) { connection in
             try await connection.raw("""
                 UPDATE portal_users SET password_hash = \(bind: passwordHash), must_change_password = \(bind: temporary ? 1 : 0),
                     updated_at = \(bind: now.epochSeconds)
                 WHERE name = \(bind: name) RETURNING name
                 """).first() != nil
+        }
+    }
+
+    /// Runs `change` (true: it changed an account) and, with `audit`, writes the audit row in the same transaction:
+    /// a supervisor's step and its audit row are stored together or not at all. Without one (the command line, the
+    /// sign-in's own bookkeeping) the change runs alone.
+    func changing(audit: OfficerAuditEntry?, _ change: @escaping @Sendable (any SQLDatabase) async throws -> Bool) async throws -> Bool {
+        guard let audit else { return try await database.withConnection(change) }
+        return try await database.transaction { connection in
+            guard try await change(connection) else { return false }
+            try await OfficerAuditLog.insert(audit, on: connection)
+            return true
         }
     }
 
