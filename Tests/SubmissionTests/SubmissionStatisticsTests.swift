@@ -1,8 +1,10 @@
 import ExposureCore
+import ExposureStatistics
 import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Submission
+import SubmissionDomain
 
 /// The daily statistics of one upload's whole way, against the real services: the lab's result, the registration,
 /// the TAN and its redemption, the keys; each counted once, fakes and repeats not at all, app-side figures served
@@ -48,6 +50,47 @@ import Testing
                 }
                 #expect(served == lines, "\(service)")
             }
+        }
+    }
+
+    /// `submission-service distribute`, the scheduler's one-shot run (a Kubernetes CronJob), counts the keys it
+    /// publishes as `serve`'s timer does; a run that publishes nothing counts nothing.
+    @Test(arguments: TestDatabase.all)
+    func theSchedulersRunCountsTheKeysItPublishes(kind: TestDatabase) async throws {
+        let exports = FileManager.default.temporaryDirectory.appendingPathComponent("exports-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: exports) }
+        try await kind.withFreshDatabaseURL { url in
+            var configuration = try SubmissionConfiguration(TestServices.settings([
+                "VERIFICATION_URL": "http://127.0.0.1:1", "EXPORT_DIR": exports.path, "SHIFTING_THRESHOLD": "1",
+                "DATA_DIR": exports.path,
+            ]))
+            configuration.common.databaseURL = url
+            let clock = ManualClock()
+            let environment = TestServices.environment(clock: clock)
+            let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: environment)
+            do {
+                // Three keys submitted two hours ago: the run publishes them in that hour's file.
+                let submitted = clock.now().addingTimeInterval(-7200)
+                let interval = Int32(submitted.epochSeconds / 600 / 144 * 144 - 144)
+                let keys = (1...3).map { byte in
+                    DiagnosisKey(
+                        keyData: Data(repeating: UInt8(byte), count: 16), rollingStartIntervalNumber: interval, rollingPeriod: 144,
+                        transmissionRiskLevel: 6, daysSinceOnsetOfSymptoms: 2, reportType: 1, originCountry: "DE",
+                        visitedCountries: [], consentToFederation: false, submissionType: 0
+                    )
+                }
+                try await DiagnosisKeyStore(database: database).storePublished(keys, padding: [], submittedAt: submitted)
+                let first = try #require(try await SubmissionService.distribute(configuration, environment: environment))
+                #expect(first.keysPublished == 3)
+                // Again: the keys are out already, and the count stays.
+                _ = try await SubmissionService.distribute(configuration, environment: environment)
+                let today = StatisticsDay(of: clock.now())
+                let counts = try await DailyStatisticsStore(database: database, service: SubmissionService.name).counts(from: today, through: today)
+                #expect(counts.filter { $0.figure == "keys_published" }.map(\.count) == [3])
+            } catch {
+                Issue.record(error)
+            }
+            await database.shutdown()
         }
     }
 }

@@ -247,6 +247,12 @@ public enum SubmissionService {
         do {
             let distributor = try makeDistributor(configuration, database: database, logger: environment.logger)
             let report = try await distributor.runExclusively(now: environment.clock.now())
+            if let report {
+                // The scheduler's run (a CronJob) counts its keys as `serve`'s timer does, straight into the store.
+                let counter = DailyCounter(clock: environment.clock)
+                counter.count(KeyIntake.keysPublished, by: report.keysPublished + report.protegoKeysPublished)
+                try await DailyStatisticsStore(database: database, service: name).add(counter.take())
+            }
             await database.shutdown()
             return report
         } catch {
