@@ -22,7 +22,7 @@ public struct StatisticsClient: Sendable {
         self.service = service
         client = Client(
             serverURL: baseURL, configuration: .init(jsonEncodingOptions: []), transport: http.transport(timeout: policy.timeout),
-            middlewares: [ReaderTokenClientMiddleware(token: token), RetryingClientMiddleware(policy: policy, logger: logger)]
+            middlewares: [CredentialClientMiddleware.bearer(token), RetryingClientMiddleware(policy: policy, logger: logger)]
         )
     }
 
@@ -46,22 +46,5 @@ public struct StatisticsClient: Sendable {
         case .badRequest, .unauthorized: throw .refused
         case .internalServerError, .undocumented: throw .unavailable
         }
-    }
-}
-
-/// Sends `Authorization: Bearer <reader token>` with each call.
-struct ReaderTokenClientMiddleware: ClientMiddleware {
-    let token: String
-
-    func intercept(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        baseURL: URL,
-        operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        var request = request
-        request.headerFields[.authorization] = "Bearer \(token)"
-        return try await next(request, body, baseURL)
     }
 }

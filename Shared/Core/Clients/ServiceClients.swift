@@ -49,7 +49,7 @@ public enum ServiceClients {
     /// Writes down the final answer's status for `DownstreamCall`, retries as `policy` says, and sends `serviceToken`: the calling service's token for the internal listener
     /// it calls (`ServiceTokens`).
     public static func middlewares(policy: DownstreamPolicy, serviceToken: String, logger: Logger) -> [any ClientMiddleware] {
-        [ResponseStatusRecorder(), ServiceTokenClientMiddleware(token: serviceToken), RetryingClientMiddleware(policy: policy, logger: logger)]
+        [ResponseStatusRecorder(), CredentialClientMiddleware.serviceToken(serviceToken), RetryingClientMiddleware(policy: policy, logger: logger)]
     }
 
     /// A readiness check that a downstream service's `/health/live` answers 200. With the service's

@@ -57,7 +57,7 @@ public struct TeleTANIssuer: Sendable {
         Client.verification(
             baseURL: baseURL,
             transport: transport,
-            middlewares: [BearerTokenMiddleware(token: bearer)] + ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
+            middlewares: [CredentialClientMiddleware.bearer(bearer)] + ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
         )
     }
 
