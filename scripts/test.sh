@@ -141,9 +141,10 @@ else
     # kill/restart faults) run as a step of their own after the others, one at a time, so that their output (every
     # round a comparison rejected, every fault's audit) stands apart and a failure there is told from one elsewhere.
     # MetricsPrivacyTests joins them: it compares the process's whole metric registry before and after one request,
-    # which any other test running beside it moves.
+    # which any other test running beside it moves; so does the teleTAN repeat test, which reads the process-wide
+    # count of issued teleTANs.
     timing='FakeLatencyTests|DatabaseRestartTests|VerificationCrashTests|SubmissionCrashTests|SubmissionKillPointTests|DistributionCrashTests|ReplicasBehindNginxTests'
-    alone='MetricsPrivacyTests'
+    alone='MetricsPrivacyTests|aRepeatedRequestIsAnsweredWithTheSameTeleTANForTenMinutes'
     # The others run in parallel inside one test process (Swift Testing; --num-workers applies to XCTest only, which
     # we do not use). Unbounded, all ~480 start at once on a two-core machine, and deadlines meant only to end hangs
     # (a health probe's 5 s, a database's 0.5 s in tests of giving up) ran out; a few at a time per core keeps the
