@@ -16,3 +16,21 @@ public func waitUntil(
         try await Task.sleep(for: .milliseconds(1))
     }
 }
+
+/// Polls an asynchronous condition (an HTTP answer, a database count) every `interval` until it holds; records an
+/// issue after `limit` instead of hanging. As above, the limit only ends a hang: the verdict is the condition, never
+/// how long it took, so the work it waits for (a flush every second, an idle timeout) may be slowed by a busy machine
+/// by far more than it takes.
+public func pollUntil(
+    limit: Duration = .seconds(60), interval: Duration = .milliseconds(100), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + limit
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(limit)", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: interval)
+    }
+}

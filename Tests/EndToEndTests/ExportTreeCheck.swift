@@ -6,10 +6,12 @@ import ZIPFoundation
 
 /// Reads a published export tree from disk as a phone and a CDN would, independently of the code that wrote it,
 /// and checks that it is consistent: every index names only files that exist, and every key file, named or not,
-/// is a complete zip whose `export.bin` verifies against the signing key.
+/// is a complete zip whose `export.bin` carries one signature for each signing key, the n-th verifying against the n-th
+/// key.
 struct ExportTreeCheck {
     let root: URL
-    let publicKey: P256.Signing.PublicKey
+    /// In the order of the signatures: `SIGNING_KEY_FILE`'s, then `SIGNING_ADDITIONAL_KEY_FILES`'s.
+    let publicKeys: [P256.Signing.PublicKey]
     let country = "DE"
 
     /// What a phone can reach from the indexes: each key file's path and its `export.bin`.
@@ -99,13 +101,17 @@ struct ExportTreeCheck {
         } catch {
             throw Problem.invalid(path, "export.bin: \(error)")
         }
-        let signatures = try TEKSignatureList(serializedBytes: Array(try entry("export.sig")))
-        guard let signature = signatures.signatures.first,
-              let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature.signature),
-              publicKey.isValidSignature(ecdsa, for: binary)
-        else { throw Problem.invalid(path, "signature does not verify") }
-        guard signature.batchNum == export.batchNum, signature.batchSize == export.batchSize, export.region == country else {
-            throw Problem.invalid(path, "batch \(export.batchNum)/\(export.batchSize) region \(export.region)")
+        let signatures = try TEKSignatureList(serializedBytes: Array(try entry("export.sig"))).signatures
+        guard signatures.count == publicKeys.count else {
+            throw Problem.invalid(path, "\(signatures.count) signatures for \(publicKeys.count) signing keys")
+        }
+        for (number, (signature, publicKey)) in zip(signatures, publicKeys).enumerated() {
+            guard let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature.signature),
+                  publicKey.isValidSignature(ecdsa, for: binary)
+            else { throw Problem.invalid(path, "signature \(number + 1) does not verify") }
+            guard signature.batchNum == export.batchNum, signature.batchSize == export.batchSize, export.region == country else {
+                throw Problem.invalid(path, "batch \(export.batchNum)/\(export.batchSize) region \(export.region)")
+            }
         }
         return binary
     }

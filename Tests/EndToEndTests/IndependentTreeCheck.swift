@@ -15,15 +15,17 @@ struct IndependentTreeCheck {
     }
 
     let root: URL
-    let publicKeyFile: URL
+    /// The PEM public keys, in the order of the signatures in each `export.sig` (`SIGNING_KEY_FILE`'s, then
+    /// `SIGNING_ADDITIONAL_KEY_FILES`'s): every signature is verified against its own.
+    let publicKeyFiles: [URL]
 
     func run() async throws -> Report {
         let classes = try ExternalTool.pythonClasses(for: "export_contract.proto")
         defer { try? FileManager.default.removeItem(at: classes) }
         let output = try await ExternalTool.run([
             ExternalTool.python, ExternalTool.fixtures.appendingPathComponent("check_tree.py").path,
-            classes.path, root.path, publicKeyFile.path,
-        ])
+            classes.path, root.path,
+        ] + publicKeyFiles.map(\.path))
         guard let json = try JSONSerialization.jsonObject(with: output) as? [String: Any],
               let problems = json["problems"] as? [String], let dates = json["dates"] as? [String],
               let files = json["files"] as? [String: Any], let unlisted = json["unlisted"] as? [String]

@@ -4,14 +4,16 @@ each signature.
 
 Consistent means: every index is a JSON list; every file an index names exists; every key file on disk, named by an
 index or not (a run killed before its indexes), is a zip of exactly export.bin and export.sig whose export.bin starts
-with the 16-byte header, parses, is for the region, carries the batch numbers its signature names, and verifies
-against the public key.
+with the 16-byte header, parses, is for the region, and carries exactly one signature for each public key given, the
+n-th naming the export's batch numbers and verifying against the n-th key (the export-signing key first, then the
+additional ones of SIGNING_ADDITIONAL_KEY_FILES, in their order). A key given as ID/VERSION=PEM is also checked to be
+the one the signature's info names (verification_key_id and verification_key_version).
 
 Prints JSON: {"problems": [...], "dates": [...], "files": {path: sha256 of export.bin}, "unlisted": [...]} with the
 files a phone can reach from the indexes and the key files on disk that no index names (allowed after a killed run,
 not after a complete one). Exits 0 whatever it found; the caller judges.
 
-usage: check_tree.py <generated-python-dir> <tree-root> <public-key.pem> [region]
+usage: check_tree.py <generated-python-dir> <tree-root> [ID/VERSION=]<public-key.pem>... [--region REGION]
 """
 import hashlib
 import json
@@ -25,8 +27,18 @@ import zipfile
 sys.path.insert(0, sys.argv[1])
 import export_contract_pb2 as contract  # noqa: E402
 
-ROOT, PUBLIC_KEY = sys.argv[2], sys.argv[3]
-REGION = sys.argv[4] if len(sys.argv) > 4 else "DE"
+ROOT, REGION, PUBLIC_KEYS = sys.argv[2], "DE", []
+arguments = sys.argv[3:]
+while arguments:
+    argument = arguments.pop(0)
+    if argument == "--region":
+        REGION = arguments.pop(0)
+    else:
+        # (key id, version) or None, and the PEM file.
+        label, _, pem = (None, None, argument) if os.path.exists(argument) else argument.partition("=")
+        PUBLIC_KEYS.append((tuple(label.split("/", 1)) if label else None, pem))
+if not PUBLIC_KEYS:
+    sys.exit("usage: check_tree.py <generated-python-dir> <tree-root> [ID/VERSION=]<public-key.pem>... [--region REGION]")
 HEADER = b"EK Export v1    "
 DATES = f"version/v1/diagnosis-keys/country/{REGION}/date"
 KEY_FILE = re.compile(r"/date/\d{4}-\d{2}-\d{2}(/hour/\d+)?(/part/\d+)?$")
@@ -81,26 +93,40 @@ def verified_export(path):
     except Exception as error:  # protobuf's DecodeError and friends
         problems.append(f"{path}: does not parse ({error})")
         return None
-    if export.region != REGION or not signature_list.signatures:
-        problems.append(f"{path}: region {export.region!r}, {len(signature_list.signatures)} signatures")
+    if export.region != REGION or len(signature_list.signatures) != len(PUBLIC_KEYS):
+        problems.append(f"{path}: region {export.region!r}, {len(signature_list.signatures)} signatures "
+                        f"for {len(PUBLIC_KEYS)} keys")
         return None
-    signature = signature_list.signatures[0]
+    for number, (signature, (label, public_key)) in enumerate(zip(signature_list.signatures, PUBLIC_KEYS), start=1):
+        if not signature_verifies(path, number, signature, label, public_key, export, binary):
+            return None
+    return hashlib.sha256(binary).hexdigest()
+
+
+def signature_verifies(path, number, signature, label, public_key, export, binary):
+    """Whether the number-th signature names the export's batch (and the key's id and version, when labelled) and
+    verifies against public_key; a problem otherwise."""
+    info = signature.signature_info
+    if label is not None and (info.verification_key_id, info.verification_key_version) != label:
+        problems.append(f"{path}: signature {number} is for key {info.verification_key_id}/{info.verification_key_version}, "
+                        f"expected {label[0]}/{label[1]}")
+        return False
     if (signature.batch_num, signature.batch_size) != (export.batch_num, export.batch_size):
-        problems.append(f"{path}: signature for batch {signature.batch_num}/{signature.batch_size}, "
+        problems.append(f"{path}: signature {number} for batch {signature.batch_num}/{signature.batch_size}, "
                         f"export is {export.batch_num}/{export.batch_size}")
-        return None
+        return False
     with tempfile.TemporaryDirectory() as work:
         data, der = os.path.join(work, "export.bin"), os.path.join(work, "signature.der")
         with open(data, "wb") as f:
             f.write(binary)
         with open(der, "wb") as f:
             f.write(signature.signature)
-        result = subprocess.run(["openssl", "dgst", "-sha256", "-verify", PUBLIC_KEY, "-signature", der, data],
+        result = subprocess.run(["openssl", "dgst", "-sha256", "-verify", public_key, "-signature", der, data],
                                 capture_output=True, text=True)
     if result.returncode != 0 or "Verified OK" not in result.stdout:
-        problems.append(f"{path}: signature does not verify")
-        return None
-    return hashlib.sha256(binary).hexdigest()
+        problems.append(f"{path}: signature {number} does not verify")
+        return False
+    return True
 
 
 def add_bundle(path):
