@@ -15,9 +15,7 @@ struct StatisticsReaderMiddleware: ServerMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard let header = request.headerFields[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer ",
-              readers.caller(presenting: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) != nil
-        else {
+        guard let token = request.headerFields.bearerToken, readers.caller(presenting: token) != nil else {
             throw APIError(.unauthorized, code: "unknown_reader", message: "A bearer token of a reader in STATISTICS_API_TOKENS is required.")
         }
         return try await next(request, body, metadata)

@@ -29,11 +29,10 @@ struct LabAuthenticationMiddleware: ServerMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard protectedOperations.contains(operationID) else { return try await next(request, body, metadata) }
         let labID: String
-        if let header = request.headerFields[.authorization] {
-            guard header.lowercased().hasPrefix("bearer ") else {
+        if request.headerFields[.authorization] != nil {
+            guard let key = request.headerFields.bearerToken else {
                 throw APIError.unauthorized("Send the lab's API key as 'Authorization: Bearer <key>'.")
             }
-            let key = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
             guard LabAPIKey.isWellFormed(key), let found = try await credentials.labID(forKeyHash: LabAPIKey.hash(key)) else {
                 throw APIError.unauthorized("The API key is unknown or revoked.")
             }

@@ -17,10 +17,6 @@ struct BearerTokenMiddleware: ServerMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        var token: String?
-        if let header = request.headerFields[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " {
-            token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        }
-        return try await BearerToken.$current.withValue(token) { try await next(request, body, metadata) }
+        try await BearerToken.$current.withValue(request.headerFields.bearerToken) { try await next(request, body, metadata) }
     }
 }
