@@ -41,16 +41,7 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func bodiesAreSealedBothWays(kind: TestDatabase) async throws {
         try await LemonHarness.run(kind, settings: ["LEMON_PAYLOAD_ENCRYPTION": "true"]) { h in
-            let device = LemonTestDevice()
-            let secret = Data((0..<48).map { _ in UInt8.random(in: 0...255) })
-            let seed = LemonTestDevice.seed()
-            let registered = try await h.devices(device.registration(now: h.clock.now(), seed: seed, secret: secret))
-            registered.expectEnvelope(201)
-            let token = try #require(registered.lemonData["accessToken"] as? String)
-            let serverSeedText = try #require(registered.lemonData["seed"] as? String)
-            let serverSeed = try #require(Data(base64Encoded: serverSeedText))
-            let clientSeed = try #require(Data(base64Encoded: seed))
-            let keys = Keys(secret: secret, clientSeed: clientSeed, serverSeed: serverSeed)
+            let (token, _, _, keys) = try await Self.register(h, LemonTestDevice())
             let headers = [("Authorization", "Bearer \(token)"), ("Content-Type", "text/plain")]
 
             var ivs: Set<Data> = []
@@ -88,7 +79,7 @@ import Testing
     }
 
     /// A registration with payload encryption on, and the session keys the app derives for it.
-    static func register(_ h: LemonHarness, _ device: LemonTestDevice) async throws -> (token: String, id: String, material: [UInt8]) {
+    static func register(_ h: LemonHarness, _ device: LemonTestDevice) async throws -> (token: String, id: String, material: [UInt8], keys: Keys) {
         let secret = Data((0..<48).map { _ in UInt8.random(in: 0...255) })
         let seed = LemonTestDevice.seed()
         let registered = try await h.devices(device.registration(now: h.clock.now(), seed: seed, secret: secret))
@@ -104,7 +95,7 @@ import Testing
         while payload.count % 4 != 0 { payload += "=" }
         let payloadBytes = try #require(Data(base64Encoded: payload))
         let claims = try #require(try JSONSerialization.jsonObject(with: payloadBytes) as? [String: Any])
-        return (token, try #require(claims["sub"] as? String), material)
+        return (token, try #require(claims["sub"] as? String), material, keys)
     }
 
     static func sessionKeys(_ h: LemonHarness, id: String) async throws -> [UInt8]? {
@@ -129,7 +120,7 @@ import Testing
                             "the stored session keys hold the keys in the clear")
                 }
             }
-            func symptoms(_ device: (token: String, id: String, material: [UInt8])) async throws -> TestResponse {
+            func symptoms(_ device: (token: String, id: String, material: [UInt8], keys: Keys)) async throws -> TestResponse {
                 try await h.client.request(.GET, "/api/v1/symptoms", headers: [("Authorization", "Bearer \(device.token)")])
             }
             #expect(try await symptoms(second).status == 200)
