@@ -411,6 +411,8 @@ let package = Package(
         ], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ExposureCore", "ExposureProtocol", "ExposureStack", "ExposureTestSupport",
+            // FileSettingsTests reads every service's configuration.
+            "Verification", "TestResult", "Submission", "Portal",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SQLKit", package: "sql-kit"),
             // Reads published key files independently of the code that writes them.

@@ -1,7 +1,7 @@
 import ExposureCore
 import Foundation
 
-/// Secrets the launcher creates on first start (a development lab key, an officer account), shown once and kept
+/// Secrets the launcher creates on first start (a development lab key, an officer account), never printed, kept
 /// in `DATA_DIR/credentials.txt` with mode 0600 so that the demo and a newcomer can find them again.
 struct FirstRunCredentials {
     let file: URL

@@ -236,12 +236,13 @@ enum SuiteLauncher {
             """
     }
 
+    /// What the first start says of the credentials it made: their names and where they are, never a value, so that
+    /// no secret stays in a terminal's scroll-back or a container's log.
     static func firstRunNotice(_ created: [(String, String)], file: URL) -> String {
-        let lines = created.map { "  \($0.0) = \($0.1)" }
-        return """
+        """
 
-            First start: created development credentials (shown once; also in \(file.path), mode 0600):
-            \(lines.joined(separator: "\n"))
+            First start: created development credentials (\(created.map(\.0).joined(separator: ", "))).
+            They are in \(file.path) (mode 0600): `cat` it to sign in to the portal or call the lab API.
             """
     }
 }

@@ -18,7 +18,9 @@ struct SuiteLayout {
         bindHost = environment["BIND_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         processEnvironment = environment
         if createDataDirectory {
-            try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+            // Its keys, credentials and databases are the suite's alone: the folder is private (0700), also when an
+            // older version made it readable.
+            try PrivateFiles.createFolder(dataDirectory.path, tighten: true)
         }
     }
 

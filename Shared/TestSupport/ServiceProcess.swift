@@ -113,15 +113,21 @@ public final class ServiceProcess: @unchecked Sendable {
     /// output (a `--json` document, say) apart from what it wrote to standard error. A process still running after
     /// `timeout` is killed (`timedOut`), so that a command that starts a server by mistake fails its test.
     public static func capture(
-        _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60)
+        _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60),
+        workingDirectory: URL? = nil
     ) async throws -> Outcome {
-        try await onThreadOfItsOwn { try captureBlocking(executable, arguments, environment: environment, timeout: timeout) }
+        try await onThreadOfItsOwn {
+            try captureBlocking(executable, arguments, environment: environment, timeout: timeout, workingDirectory: workingDirectory)
+        }
     }
 
-    private static func captureBlocking(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration) throws -> Outcome {
+    private static func captureBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration, workingDirectory: URL?
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(executable)
         process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         var variables = environment
         variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         process.environment = variables

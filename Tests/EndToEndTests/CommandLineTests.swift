@@ -152,6 +152,70 @@ import Testing
         #expect(portal.standardError == "portal-service: invalid configuration: BCRYPT_COST must be between 4 and 31, got 99\n")
     }
 
+    /// `serve` without a setting that only serving needs (the tokens of the services it calls or answers, the teleTAN
+    /// hash keys) stops with one line naming it and exit code 2, before it opens its database or writes a file: the
+    /// portal used to make its HTTP client first and crash in a debug build ("Client not shut down before the
+    /// deinit"), test-result and submission to migrate their database first.
+    @Test(arguments: [
+        ("verification-service", "INTERNAL_API_TOKENS"), ("verification-service", "TESTRESULT_API_TOKEN"),
+        ("verification-service", "TELETAN_HASH_KEYS"), ("testresult-service", "INTERNAL_API_TOKENS"),
+        ("submission-service", "VERIFICATION_API_TOKEN"), ("portal-service", "VERIFICATION_API_TOKEN"),
+    ])
+    func serveWithoutARequiredSettingExits2BeforeTouchingAnything(executable: String, variable: String) async throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        var environment = scratch.environment
+        environment["TELETAN_HASH_KEYS"] = TestServices.teleTANHashKeys
+        environment[variable] = nil
+        let run = try await ServiceProcess.capture(
+            executable, ["serve"], environment: environment, timeout: .seconds(20), workingDirectory: scratch.directory
+        )
+        #expect(!run.timedOut)
+        #expect(run.status == 2, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.standardError.hasPrefix("\(executable): invalid configuration: \(variable) "), "\(run.standardError)")
+        #expect(run.standardError.filter { $0 == "\n" }.count == 1, "\(run.standardError)")
+        #expect(scratch.contents.isEmpty, "\(executable) serve without \(variable) wrote \(scratch.contents)")
+    }
+
+    /// A `NAME_FILE` that cannot be used stops the command: `DATABASE_URL_FILE=/nonexistent testresult-service migrate`
+    /// used to exit 0 after migrating a fresh SQLite file at the default path.
+    @Test func anUnreadableFileSettingStopsMigrateBeforeItWritesAnything() async throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        var environment = scratch.environment
+        environment["DATABASE_URL"] = nil
+        environment["DATABASE_URL_FILE"] = "/nonexistent"
+        let run = try await ServiceProcess.capture(
+            "testresult-service", ["migrate"], environment: environment, timeout: .seconds(20), workingDirectory: scratch.directory
+        )
+        #expect(run.status == 2, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.standardError == "testresult-service: invalid configuration: DATABASE_URL_FILE names /nonexistent, which does not exist or cannot be reached\n")
+        #expect(scratch.contents.isEmpty, "migrate wrote \(scratch.contents)")
+    }
+
+    /// A database the service makes is its user's alone: its folder 0700, the file and its -wal and -shm 0600; a file
+    /// an older version left readable by others is made private on the next start.
+    @Test func theDatabaseAndItsFolderArePrivate() async throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        let folder = scratch.directory.appendingPathComponent("db/nested")
+        var environment = scratch.environment
+        environment["DATABASE_URL"] = "sqlite://\(folder.path)/testresult.db"
+        let first = try await ServiceProcess.capture("testresult-service", ["migrate"], environment: environment, timeout: .seconds(20))
+        #expect(first.status == 0, "\(first.standardError)")
+        func mode(_ path: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1 }
+        #expect(try mode(folder.path) == 0o700)
+        #expect(try mode(scratch.directory.appendingPathComponent("db").path) == 0o700)
+        let database = folder.appendingPathComponent("testresult.db").path
+        for file in [database, database + "-wal", database + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            #expect(try mode(file) == 0o600, "\(file)")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database)
+        let again = try await ServiceProcess.capture("testresult-service", ["labs", "list"], environment: environment, timeout: .seconds(20))
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(try mode(database) == 0o600)
+    }
+
     /// `verification-service issuers` as an operator runs it: `add` prints the token once, `list` shows the issuer
     /// without it, a wrong kind is a usage error, `remove` removes.
     @Test func issuersAreAddedListedAndRemoved() async throws {

@@ -63,7 +63,7 @@ import Testing
             let signingKeys = [P256.Signing.PrivateKey(), P256.Signing.PrivateKey()]
             let keyFiles = try signingKeys.enumerated().map { number, key in
                 let file = directory.appendingPathComponent("signing-key-\(number + 1).pem")
-                try key.pemRepresentation.write(to: file, atomically: true, encoding: .utf8)
+                try SecretFile.write(key.pemRepresentation, to: file)
                 return file
             }
             let publicKeyFiles = try signingKeys.enumerated().map { number, key in

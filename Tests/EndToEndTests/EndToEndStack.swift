@@ -85,7 +85,7 @@ final class EndToEndStack: Sendable {
         let signingKey = P256.Signing.PrivateKey()
         let privateKeyFile = directory.appendingPathComponent("export-signing-key.pem")
         let publicKeyFile = directory.appendingPathComponent("export-signing-key.pub.pem")
-        try signingKey.pemRepresentation.write(to: privateKeyFile, atomically: true, encoding: .utf8)
+        try SecretFile.write(signingKey.pemRepresentation, to: privateKeyFile)
         try signingKey.publicKey.pemRepresentation.write(to: publicKeyFile, atomically: true, encoding: .utf8)
 
         var plan = StackPlan(

@@ -46,5 +46,27 @@ import Testing
             #expect(attributes[.posixPermissions] as? Int == 0o600, "\(key)")
         }
         #expect(output.contains("Every step held."))
+        try Self.expectPrivateDataDirectory(directory, output: output)
+    }
+
+    /// What the suite keeps in its data directory is its user's alone, and its output names no secret: the folder is
+    /// 0700 and every file in it (databases with their -wal and -shm, keys, credentials) 0600, except the export
+    /// tree, which is public data; no value of `credentials.txt` that is a secret was printed.
+    static func expectPrivateDataDirectory(_ directory: URL, output: String) throws {
+        let manager = FileManager.default
+        #expect(try manager.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int == 0o700)
+        let files = (manager.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []).filter { !$0.hasPrefix("exports") }
+        #expect(files.contains("verification.db") && files.contains("credentials.txt"), "\(files)")
+        for file in files {
+            let attributes = try manager.attributesOfItem(atPath: directory.appendingPathComponent(file).path)
+            let expected = attributes[.type] as? FileAttributeType == .typeDirectory ? 0o700 : 0o600
+            #expect(attributes[.posixPermissions] as? Int == expected, "\(file) has mode \(String(attributes[.posixPermissions] as? Int ?? 0, radix: 8))")
+        }
+        let credentials = try String(contentsOf: directory.appendingPathComponent("credentials.txt"), encoding: .utf8)
+        for line in credentials.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, ["KEY", "PASSWORD", "TOKEN"].contains(where: parts[0].contains) else { continue }
+            #expect(!output.contains(parts[1]), "the suite printed \(parts[0])")
+        }
     }
 }

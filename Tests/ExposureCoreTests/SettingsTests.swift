@@ -73,11 +73,11 @@ import Testing
     @Test func aSettingCanComeFromTheFileItsFileVariableNames() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("setting-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        try "s3cret\n".write(to: file, atomically: true, encoding: .utf8)
+        try SecretFile.write("s3cret\n", to: file)
         #expect(try Settings(arguments: [], environment: ["API_SECRET_FILE": file.path]).requiredString("API_SECRET") == "s3cret")
         // The variable itself wins over its file.
         #expect(try Settings(arguments: [], environment: ["API_SECRET": "direct", "API_SECRET_FILE": file.path]).requiredString("API_SECRET") == "direct")
-        #expect(throws: ConfigurationError(variable: "API_SECRET_FILE", reason: "names /nonexistent/secret, which cannot be read")) {
+        #expect(throws: ConfigurationError(variable: "API_SECRET_FILE", reason: "names /nonexistent/secret, which does not exist or cannot be reached")) {
             try Settings(arguments: [], environment: ["API_SECRET_FILE": "/nonexistent/secret"]).requiredString("API_SECRET")
         }
     }

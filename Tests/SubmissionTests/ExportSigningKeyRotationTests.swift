@@ -22,7 +22,7 @@ import Testing
 
         func write(_ pem: String, name: String) throws -> String {
             let file = directory.appendingPathComponent(name)
-            try pem.write(to: file, atomically: true, encoding: .utf8)
+            try SecretFile.write(pem, to: file)
             return file.path
         }
 
@@ -59,7 +59,7 @@ import Testing
         var check = IndependentCheck(signatureInfos: pairs("signatureInfos"), signatures: pairs("signatures"))
         let publicKeyFiles = try publicKeys.enumerated().map { index, key in
             let file = work.appendingPathComponent("public-\(index).pem")
-            try key.pemRepresentation.write(to: file, atomically: true, encoding: .utf8)
+            try SecretFile.write(key.pemRepresentation, to: file)
             return file
         }
         let data = work.appendingPathComponent("export.bin")

@@ -26,8 +26,8 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try "file-id\n".write(to: folder.appendingPathComponent("id"), atomically: true, encoding: .utf8)
-        try "file-secret\n".write(to: folder.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
+        try SecretFile.write("file-id\n", to: folder.appendingPathComponent("id"))
+        try SecretFile.write("file-secret\n", to: folder.appendingPathComponent("secret"))
         var variables = complete
         variables["EXPORT_S3_ACCESS_KEY_ID"] = nil
         variables["EXPORT_S3_SECRET_ACCESS_KEY"] = nil

@@ -41,7 +41,7 @@ import X509
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try server.pem.write(to: directory.appendingPathComponent("cert.pem"), atomically: true, encoding: .utf8)
-        try server.key.pemRepresentation.write(to: directory.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+        try SecretFile.write(server.key.pemRepresentation, to: directory.appendingPathComponent("key.pem"))
         try await kind.withFreshDatabaseURL { url in
             let configuration = try TestResultConfiguration(TestServices.settings([
                 "DATABASE_URL": url.connectionString, "PORT": "0", "INTERNAL_PORT": "0", "BIND_HOST": "127.0.0.1",

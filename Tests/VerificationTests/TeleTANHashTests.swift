@@ -87,7 +87,7 @@ import Testing
     @Test func theKeysCanComeFromAFile() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        try "# current first\n\(Self.key("k2", byte: 2).entry)\n\(Self.key("k1", byte: 1).entry)\n".write(to: file, atomically: true, encoding: .utf8)
+        try SecretFile.write("# current first\n\(Self.key("k2", byte: 2).entry)\n\(Self.key("k1", byte: 1).entry)\n", to: file)
         var settings = VerificationHarness.baseSettings
         settings["TELETAN_HASH_KEYS"] = nil
         settings["TELETAN_HASH_KEYS_FILE"] = file.path

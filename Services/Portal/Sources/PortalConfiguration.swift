@@ -81,10 +81,10 @@ public struct PortalConfiguration: Sendable {
             // A retry only follows a failed connection or a proxy's 502/503/504, never an answer of verification itself.
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 2, in: 1...10)
         )
-        dataDirectory = settings.string("DATA_DIR", default: "./data")
-        signingKeyFile = settings.optionalString("PORTAL_SIGNING_KEY_FILE")
-        tokenIssuer = settings.string("PORTAL_TOKEN_ISSUER", default: "exposuresuite-portal")
-        tokenAudience = settings.string("PORTAL_TOKEN_AUDIENCE", default: "exposuresuite-verification")
+        dataDirectory = try settings.string("DATA_DIR", default: "./data")
+        signingKeyFile = try settings.file("PORTAL_SIGNING_KEY_FILE", holds: .secret)
+        tokenIssuer = try settings.string("PORTAL_TOKEN_ISSUER", default: "exposuresuite-portal")
+        tokenAudience = try settings.string("PORTAL_TOKEN_AUDIENCE", default: "exposuresuite-verification")
         tokenLifetime = try settings.duration("PORTAL_TOKEN_LIFETIME", default: .seconds(60), minimum: .seconds(5))
         sessionTimeout = try settings.duration("SESSION_TIMEOUT", default: .seconds(4 * 3600), minimum: .seconds(60))
         teleTANTestValidity = try settings.duration("TELETAN_TEST_VALIDITY", default: .seconds(3600), minimum: .seconds(60))
@@ -93,12 +93,12 @@ public struct PortalConfiguration: Sendable {
         officerInterval = try settings.duration("OFFICER_TELETAN_INTERVAL", default: .seconds(30), minimum: .zero)
         bcryptCost = try settings.int("BCRYPT_COST", default: 12, in: 4...31)
         cookieSecure = try settings.bool("COOKIE_SECURE", default: publicURL.scheme?.lowercased() == "https")
-        var hosts = Set(settings.list("ALLOWED_HOSTS", default: ["localhost", "127.0.0.1"]).map { $0.lowercased() })
+        var hosts = Set(try settings.list("ALLOWED_HOSTS", default: ["localhost", "127.0.0.1"]).map { $0.lowercased() })
         if let host = publicURL.host?.lowercased() { hosts.insert(host) }
         allowedHosts = hosts
         trustedProxy = try settings.bool("TRUSTED_PROXY", default: false)
-        healthAuthorities = try HealthAuthority.parseList(settings.list("HEALTH_AUTHORITIES", default: []))
-        codeKinds = try FamilyCodeKind.parseList(settings.list("ONE_TIME_CODE_KINDS", default: []), variable: "ONE_TIME_CODE_KINDS")
+        healthAuthorities = try HealthAuthority.parseList(try settings.list("HEALTH_AUTHORITIES", default: []))
+        codeKinds = try FamilyCodeKind.parseList(try settings.list("ONE_TIME_CODE_KINDS", default: []), variable: "ONE_TIME_CODE_KINDS")
         localLogin = try settings.bool("LOCAL_LOGIN", default: true)
         oidc = try OIDCSettings(settings, publicURL: publicURL)
         guard localLogin || oidc != nil else {
@@ -110,7 +110,7 @@ public struct PortalConfiguration: Sendable {
         )
         cleanupInterval = try settings.duration("CLEANUP_INTERVAL", default: .seconds(900), minimum: .seconds(1))
         totpRequiredForOfficers = try settings.bool("TOTP_REQUIRED_FOR_OFFICERS", default: false)
-        if let text = settings.optionalString("TOTP_ENCRYPTION_KEY") {
+        if let text = try settings.optionalString("TOTP_ENCRYPTION_KEY") {
             guard let key = [UInt8](hex: text), key.count == TOTPSecretSealer.keyBytes else {
                 throw ConfigurationError(variable: "TOTP_ENCRYPTION_KEY", reason: "must be 32 bytes in hex")
             }
@@ -137,13 +137,13 @@ public struct OIDCSettings: Sendable {
 
     /// Nil when `OIDC_ISSUER` is not set; an error when it is set without the client credentials.
     init?(_ settings: Settings, publicURL: URL) throws(ConfigurationError) {
-        guard settings.optionalString("OIDC_ISSUER") != nil else { return nil }
+        guard try settings.optionalString("OIDC_ISSUER") != nil else { return nil }
         issuer = try settings.url("OIDC_ISSUER", default: "")
         clientID = try settings.requiredString("OIDC_CLIENT_ID")
         clientSecret = try settings.requiredString("OIDC_CLIENT_SECRET")
-        scopes = settings.string("OIDC_SCOPES", default: "openid profile").split(separator: " ").map(String.init)
+        scopes = try settings.string("OIDC_SCOPES", default: "openid profile").split(separator: " ").map(String.init)
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
-        providerName = settings.string("OIDC_PROVIDER_NAME", default: "single sign-on")
+        providerName = try settings.string("OIDC_PROVIDER_NAME", default: "single sign-on")
         redirectURL = publicURL.appendingPathComponent("login/oidc/callback")
         timeout = try settings.duration("OIDC_TIMEOUT", default: .seconds(10), minimum: .milliseconds(100))
     }

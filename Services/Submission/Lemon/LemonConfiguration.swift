@@ -45,9 +45,9 @@ public struct LemonConfiguration: Sendable {
         enabled = try settings.bool("LEMON_ENABLED", default: false)
         deviceRate = try settings.int("LEMON_DEVICE_RATE", default: 20, in: 1...100_000)
         deviceBurst = try settings.int("LEMON_DEVICE_BURST", default: 100, in: 1...1_000_000)
-        dataDirectory = settings.optionalString("LEMON_DATA_DIRECTORY")
-        statisticsFile = settings.optionalString("LEMON_STATISTICS_FILE")
-        statisticsURL = settings.optionalString("LEMON_STATISTICS_URL")
+        dataDirectory = try settings.optionalString("LEMON_DATA_DIRECTORY")
+        statisticsFile = try settings.optionalString("LEMON_STATISTICS_FILE")
+        statisticsURL = try settings.optionalString("LEMON_STATISTICS_URL")
         if let url = statisticsURL {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false else {
                 throw ConfigurationError(variable: "LEMON_STATISTICS_URL", reason: "must be an http or https URL")
@@ -59,8 +59,8 @@ public struct LemonConfiguration: Sendable {
         statisticsTimeout = try settings.duration("LEMON_STATISTICS_TIMEOUT", default: .seconds(30), minimum: .milliseconds(100))
         statisticsMaxBytes = try settings.int("LEMON_STATISTICS_MAX_BYTES", default: 16 * 1024 * 1024, in: 1024...1_073_741_824)
         statisticsInterval = try settings.duration("LEMON_STATISTICS_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
-        statisticsSource = settings.string("LEMON_STATISTICS_SOURCE", default: "JHU CSSE COVID-19 Data")
-        statisticsSourceURL = settings.string("LEMON_STATISTICS_SOURCE_URL", default: "https://github.com/CSSEGISandData/COVID-19")
+        statisticsSource = try settings.string("LEMON_STATISTICS_SOURCE", default: "JHU CSSE COVID-19 Data")
+        statisticsSourceURL = try settings.string("LEMON_STATISTICS_SOURCE_URL", default: "https://github.com/CSSEGISandData/COVID-19")
         aggregateMinimumCount = try settings.int("LEMON_AGGREGATE_MIN_COUNT", default: 10, in: 1...1_000_000)
         payloadEncryption = try settings.bool("LEMON_PAYLOAD_ENCRYPTION", default: false)
         appIdHashKeys = []

@@ -22,17 +22,17 @@ public struct CovidShieldConfiguration: Sendable {
     public var exposureConfiguration: String
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        regions = settings.list("COVIDSHIELD_REGIONS", default: ["ON"])
+        regions = try settings.list("COVIDSHIELD_REGIONS", default: ["ON"])
         if let bad = regions.first(where: { !Self.isRegion($0) }) {
             throw ConfigurationError(variable: "COVIDSHIELD_REGIONS", reason: "must list regions of 1 to 16 letters, digits, '_' or '-', got '\(bad)'")
         }
-        cwaKeysRegion = settings.optionalString("COVIDSHIELD_CWA_KEYS_REGION")
+        cwaKeysRegion = try settings.optionalString("COVIDSHIELD_CWA_KEYS_REGION")
         if let region = cwaKeysRegion, !regions.contains(region) {
             throw ConfigurationError(variable: "COVIDSHIELD_CWA_KEYS_REGION", reason: "must be one of COVIDSHIELD_REGIONS")
         }
         keyEncryptionKey = try Self.hexKey(settings, "COVIDSHIELD_KEY_ENCRYPTION_KEY", bytes: CovidShieldSecretSealer.keyBytes...CovidShieldSecretSealer.keyBytes)
         retrieveHMACKey = try Self.hexKey(settings, "COVIDSHIELD_RETRIEVE_HMAC_KEY", bytes: 32...1024)
-        if let path = settings.optionalString("COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE") {
+        if let path = try settings.file("COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", holds: .publicData) {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ConfigurationError(variable: "COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", reason: "names \(path), which cannot be read")
             }
@@ -50,7 +50,7 @@ public struct CovidShieldConfiguration: Sendable {
     }
 
     private static func hexKey(_ settings: Settings, _ variable: String, bytes: ClosedRange<Int>) throws(ConfigurationError) -> [UInt8]? {
-        guard let text = settings.optionalString(variable) else { return nil }
+        guard let text = try settings.optionalString(variable) else { return nil }
         guard let key = [UInt8](hex: text), bytes.contains(key.count) else {
             let length = bytes.lowerBound == bytes.upperBound ? "\(bytes.lowerBound)" : "at least \(bytes.lowerBound)"
             throw ConfigurationError(variable: variable, reason: "must be \(length) bytes in hex")

@@ -22,25 +22,25 @@ public struct ProteGOConfiguration: Sendable {
     public var signing: ExportSigningKeys
 
     public init(_ settings: Settings) throws(ConfigurationError) {
-        region = settings.string("PROTEGO_REGION", default: "PL")
+        region = try settings.string("PROTEGO_REGION", default: "PL")
         guard Countries.isAlpha2(region) else {
             throw ConfigurationError(variable: "PROTEGO_REGION", reason: "must be an upper-case ISO 3166 alpha-2 code, got '\(region)'")
         }
-        let policy = settings.string("PROTEGO_ATTESTATION", default: ProteGOAttestationPolicy.ignore.rawValue)
+        let policy = try settings.string("PROTEGO_ATTESTATION", default: ProteGOAttestationPolicy.ignore.rawValue)
         guard let attestation = ProteGOAttestationPolicy(rawValue: policy) else {
             let allowed = ProteGOAttestationPolicy.allCases.map(\.rawValue).joined(separator: ", ")
             throw ConfigurationError(variable: "PROTEGO_ATTESTATION", reason: "must be one of \(allowed), got '\(policy)'")
         }
         self.attestation = attestation
         exports = try settings.bool("PROTEGO_EXPORTS", default: true)
-        exportPath = settings.string("PROTEGO_EXPORT_PATH", default: "protego/\(region)")
+        exportPath = try settings.string("PROTEGO_EXPORT_PATH", default: "protego/\(region)")
         let components = exportPath.split(separator: "/", omittingEmptySubsequences: false)
         guard !components.isEmpty, components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.hasPrefix(".") }),
               components.first != "version" else {
             throw ConfigurationError(variable: "PROTEGO_EXPORT_PATH", reason: "must be a relative path of plain names outside version/, got '\(exportPath)'")
         }
         signing = try ExportSigningKeys(
-            settings, prefix: "PROTEGO_", developmentKeyPath: settings.string("DATA_DIR", default: "data") + "/protego-signing-key.pem",
+            settings, prefix: "PROTEGO_", developmentKeyPath: try settings.string("DATA_DIR", default: "data") + "/protego-signing-key.pem",
             defaultAppBundleID: "pl.gov.mc.protegosafe", defaultKeyID: "260"
         )
     }

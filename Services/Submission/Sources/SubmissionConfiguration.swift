@@ -58,11 +58,11 @@ public struct SubmissionConfiguration: Sendable {
         recoveryInterval = try settings.duration("RECOVERY_INTERVAL", default: .seconds(60), minimum: .seconds(1))
         maxBodyBytes = try settings.int("MAX_BODY_BYTES", default: 100_000, in: 1024...10_000_000)
 
-        let home = settings.string("HOME_COUNTRY", default: "DE")
+        let home = try settings.string("HOME_COUNTRY", default: "DE")
         guard Countries.isAlpha2(home) else {
             throw ConfigurationError(variable: "HOME_COUNTRY", reason: "must be an upper-case ISO 3166 alpha-2 code, got '\(home)'")
         }
-        let supported = settings.list("SUPPORTED_COUNTRIES", default: Countries.europeanDefault)
+        let supported = try settings.list("SUPPORTED_COUNTRIES", default: Countries.europeanDefault)
         if let bad = supported.first(where: { !Countries.isAlpha2($0) }) {
             throw ConfigurationError(variable: "SUPPORTED_COUNTRIES", reason: "must list upper-case ISO 3166 alpha-2 codes, got '\(bad)'")
         }
@@ -72,8 +72,8 @@ public struct SubmissionConfiguration: Sendable {
         let mapping: TransmissionRiskMapping
         do {
             mapping = try TransmissionRiskMapping.parse(
-                daysToRisk: settings.string("DSOS_TO_TRL", default: TransmissionRiskMapping.defaultDaysToRisk),
-                riskToDays: settings.string("TRL_TO_DSOS", default: TransmissionRiskMapping.defaultRiskToDays)
+                daysToRisk: try settings.string("DSOS_TO_TRL", default: TransmissionRiskMapping.defaultDaysToRisk),
+                riskToDays: try settings.string("TRL_TO_DSOS", default: TransmissionRiskMapping.defaultRiskToDays)
             )
         } catch {
             switch error {

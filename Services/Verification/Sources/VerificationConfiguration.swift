@@ -115,23 +115,24 @@ public struct VerificationConfiguration: Sendable {
         codeFailuresPerHour = try settings.int("ONE_TIME_CODE_FAILURES_PER_HOUR", default: 120, in: 1...100_000_000)
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
-        for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where settings.raw(retired) != nil {
+        for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where try settings.raw(retired) != nil {
             throw ConfigurationError(
                 variable: retired,
                 reason: "is replaced by an issuer and audience per key source: JWT_PUBLIC_KEY_FILES entries path|issuer|audience, JWT_JWKS_ISSUER and JWT_JWKS_AUDIENCE"
             )
         }
         var keyFiles: [SigningKeySource.KeyFile] = []
-        for (index, entry) in settings.list("JWT_PUBLIC_KEY_FILES", default: []).enumerated() {
+        for (index, entry) in try settings.list("JWT_PUBLIC_KEY_FILES", default: []).enumerated() {
             let parts = entry.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 3, !parts.contains(where: \.isEmpty) else {
                 throw ConfigurationError(variable: "JWT_PUBLIC_KEY_FILES", reason: "entry \(index + 1) must be path|issuer|audience, got '\(entry)'")
             }
+            try SettingFile.check(parts[0], variable: "JWT_PUBLIC_KEY_FILES", holds: .publicData)
             keyFiles.append(SigningKeySource.KeyFile(path: parts[0], binding: TokenBinding(issuer: parts[1], audience: parts[2])))
         }
         var jwksURL: URL?
         var jwksBinding: TokenBinding?
-        if settings.raw("JWT_JWKS_URL") != nil {
+        if try settings.raw("JWT_JWKS_URL") != nil {
             jwksURL = try settings.url("JWT_JWKS_URL", default: "")
             jwksBinding = TokenBinding(issuer: try settings.requiredString("JWT_JWKS_ISSUER"), audience: try settings.requiredString("JWT_JWKS_AUDIENCE"))
         }
@@ -142,7 +143,7 @@ public struct VerificationConfiguration: Sendable {
     }
 
     private static func region(_ settings: Settings, _ variable: String, default defaultValue: String) throws(ConfigurationError) -> String {
-        let region = settings.string(variable, default: defaultValue)
+        let region = try settings.string(variable, default: defaultValue)
         guard OneTimeCodeRegions.isValid(region) else {
             throw ConfigurationError(variable: variable, reason: "must be 1 to 16 letters, digits, '_' or '-', got '\(region)'")
         }

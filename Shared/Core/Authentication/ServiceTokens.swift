@@ -35,13 +35,13 @@ public struct ServiceTokens: Sendable {
     /// `INTERNAL_API_TOKENS`, validated; nil when it is not set. Serving needs it (`required(_:variable:)`); the
     /// administration commands and `migrate` do not.
     public static func optional(_ settings: Settings, variable: String = "INTERNAL_API_TOKENS") throws(ConfigurationError) -> ServiceTokens? {
-        guard settings.raw(variable) != nil else { return nil }
+        guard try settings.raw(variable) != nil else { return nil }
         return try ServiceTokens(settings, variable: variable)
     }
 
     /// `INTERNAL_API_TOKENS`, required: an internal listener without callers would refuse everyone.
     public init(_ settings: Settings, variable: String = "INTERNAL_API_TOKENS") throws(ConfigurationError) {
-        let entries = settings.list(variable, default: [])
+        let entries = try settings.list(variable, default: [])
         guard !entries.isEmpty else {
             throw Self.missing(variable)
         }
@@ -64,7 +64,7 @@ public struct ServiceTokens: Sendable {
     /// A caller's own token setting (`VERIFICATION_API_TOKEN`, `TESTRESULT_API_TOKEN`), well formed; nil when it is
     /// not set (serving needs it, `required(_:variable:)`).
     public static func callerToken(_ settings: Settings, variable: String) throws(ConfigurationError) -> String? {
-        guard let token = settings.raw(variable) else { return nil }
+        guard let token = try settings.raw(variable) else { return nil }
         guard isWellFormed(token) else {
             throw ConfigurationError(variable: variable, reason: "must be at least \(minimumLength) letters, digits, '-' or '_'")
         }

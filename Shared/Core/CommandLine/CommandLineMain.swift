@@ -13,6 +13,9 @@ import Foundation
 public enum CommandLineMain {
     /// Runs `root` on `arguments` (without the program name) and exits the process.
     public static func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        // Before anything is created: databases, keys and credentials are for this user alone. What must be public
+        // (the export tree a CDN serves) is given its mode explicitly.
+        umask(privateUmask)
         let command: any ParsableCommand
         do {
             command = try root.parseAsRoot(arguments)
@@ -52,6 +55,9 @@ public enum CommandLineMain {
             exit(exitCode(for: error))
         }
     }
+
+    /// The file mode creation mask of every executable: nothing it creates is open to its group or to others.
+    public static let privateUmask: mode_t = 0o077
 
     /// The exit code for an error thrown by a command (see the table above).
     public static func exitCode(for error: any Error) -> Int32 {

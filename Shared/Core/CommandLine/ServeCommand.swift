@@ -13,7 +13,11 @@ public struct ServeCommand<Service: ServiceDefinition>: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        let configuration = try settings.read(Service.configuration)
+        let configuration = try settings.read { settings in
+            let configuration = try Service.configuration(settings)
+            try configuration.checkServing()
+            return configuration
+        }
         let logger = Logger(label: "exposure.\(Service.name)")
         try await ServiceRunner.run([try await Service.makeBundle(configuration, environment: ServiceEnvironment(logger: logger))], logger: logger)
     }

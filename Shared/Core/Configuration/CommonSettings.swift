@@ -28,17 +28,17 @@ public struct CommonSettings: Sendable {
     ///     while they wait for another service.
     ///   - managementPort: `MANAGEMENT_PORT` when unset (8012, 8022, 8032, 8042: the service's ports ending in 2).
     public init(_ settings: Settings, defaultDatabase: String, defaultPoolSize: Int = 8, managementPort: Int = 0) throws(ConfigurationError) {
-        databaseURL = try DatabaseURL(parsing: settings.string("DATABASE_URL", default: defaultDatabase))
+        databaseURL = try DatabaseURL(parsing: try settings.string("DATABASE_URL", default: defaultDatabase))
         databasePoolSize = try settings.int("DATABASE_POOL_SIZE", default: defaultPoolSize, in: 1...200)
         databaseTimeout = try settings.duration("DATABASE_TIMEOUT", default: .seconds(30), minimum: .seconds(1))
         databasePreparedStatements = try settings.bool("DATABASE_PREPARED_STATEMENTS", default: true)
         let level = try settings.choice("LOG_LEVEL", default: "info", among: ["trace", "debug", "info", "notice", "warning", "error", "critical"])
         logLevel = Logger.Level(rawValue: level)!
         logFormat = StructuredLogHandler.Format(rawValue: try settings.choice("LOG_FORMAT", default: "logfmt", among: ["logfmt", "json"]))!
-        bindHost = settings.string("BIND_HOST", default: "0.0.0.0")
-        internalBindHost = settings.string("INTERNAL_BIND_HOST", default: "127.0.0.1")
+        bindHost = try settings.string("BIND_HOST", default: "0.0.0.0")
+        internalBindHost = try settings.string("INTERNAL_BIND_HOST", default: "127.0.0.1")
         managementListener = ListenerAddress(
-            host: settings.string("MANAGEMENT_BIND_HOST", default: "127.0.0.1"),
+            host: try settings.string("MANAGEMENT_BIND_HOST", default: "127.0.0.1"),
             port: try settings.port("MANAGEMENT_PORT", default: managementPort)
         )
         listenerLimits = try ListenerLimits(settings)

@@ -30,14 +30,15 @@ public struct Settings: Sendable {
         variable.lowercased().replacingOccurrences(of: "_", with: ".")
     }
 
-    /// The raw text of a setting, or nil when it is absent or empty (or given as a `NAME_FILE` that cannot be read:
-    /// the validating accessors say so instead).
-    public func raw(_ variable: String) -> String? {
-        (try? lookUp(variable)) ?? nil
+    /// The raw text of a setting, or nil when it is absent or empty. A `NAME_FILE` that is set but cannot be used
+    /// throws: a setting never falls back to its default because its file is missing.
+    public func raw(_ variable: String) throws(ConfigurationError) -> String? {
+        try lookUp(variable)
     }
 
     /// The text of `NAME`, or else of the file `NAME_FILE` names (ends trimmed), so that secrets can come from files
-    /// a secret store mounts rather than from the environment. `NAME` wins when both are set.
+    /// a secret store mounts rather than from the environment. `NAME` wins when both are set. The `NAME_FILE` form is
+    /// for secrets, so its file must pass `SettingFile.check` as a secret: there, readable, not empty, private.
     private func lookUp(_ variable: String) throws(ConfigurationError) -> String? {
         // Both names are settings this configuration reads: a command accepts `--name` and `--name-file` alike.
         readLog?.record(variable)
@@ -45,19 +46,31 @@ public struct Settings: Sendable {
         if let value = reader.string(forKey: ConfigKey(key(variable))), !value.isEmpty { return value }
         let fileVariable = variable + "_FILE"
         guard let path = reader.string(forKey: ConfigKey(key(fileVariable))), !path.isEmpty else { return nil }
+        try SettingFile.check(path, variable: fileVariable, holds: .secret)
         guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ConfigurationError(variable: fileVariable, reason: "names \(path), which cannot be read")
+            throw ConfigurationError(variable: fileVariable, reason: "names \(path), which is not UTF-8 text")
         }
         let value = contents.trimmingCharacters(in: .whitespacesAndNewlines)
-        return value.isEmpty ? nil : value
+        guard !value.isEmpty else {
+            throw ConfigurationError(variable: fileVariable, reason: "names \(path), which holds only white space")
+        }
+        return value
     }
 
-    public func string(_ variable: String, default defaultValue: String) -> String {
-        raw(variable) ?? defaultValue
+    public func string(_ variable: String, default defaultValue: String) throws(ConfigurationError) -> String {
+        try raw(variable) ?? defaultValue
     }
 
-    public func optionalString(_ variable: String) -> String? {
-        raw(variable)
+    public func optionalString(_ variable: String) throws(ConfigurationError) -> String? {
+        try raw(variable)
+    }
+
+    /// The path a setting names (`SIGNING_KEY_FILE`), or nil when it is not set; a file that is missing, unreadable,
+    /// empty or, holding a secret, open to other users stops start-up (`SettingFile.check`).
+    public func file(_ variable: String, holds contents: SettingFile.Contents) throws(ConfigurationError) -> String? {
+        guard let path = try lookUp(variable) else { return nil }
+        try SettingFile.check(path, variable: variable, holds: contents)
+        return path
     }
 
     public func requiredString(_ variable: String) throws(ConfigurationError) -> String {
@@ -104,8 +117,8 @@ public struct Settings: Sendable {
     }
 
     /// A comma-separated list; entries are trimmed and empty ones dropped.
-    public func list(_ variable: String, default defaultValue: [String]) -> [String] {
-        guard let text = raw(variable) else { return defaultValue }
+    public func list(_ variable: String, default defaultValue: [String]) throws(ConfigurationError) -> [String] {
+        guard let text = try raw(variable) else { return defaultValue }
         return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
@@ -145,7 +158,7 @@ extension Settings {
     /// A comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8, 2001:db8::1`); empty by default.
     public func networks(_ variable: String) throws(ConfigurationError) -> [IPNetwork] {
         var networks: [IPNetwork] = []
-        for entry in list(variable, default: []) {
+        for entry in try list(variable, default: []) {
             guard let network = IPNetwork(entry) else {
                 throw ConfigurationError(variable: variable, reason: "must list IP addresses or CIDR ranges, got '\(entry)'")
             }

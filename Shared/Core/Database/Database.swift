@@ -57,8 +57,7 @@ public final class Database: Sendable {
                 dialect: .postgres, url: url, operationTimeout: operationTimeout, backend: backend, gauges: PoolGauges(pool: pool, size: poolSize)
             )
         case .sqliteFile(let path):
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try PrivateFiles.prepareSQLiteFile(at: path)
             let size = max(1, min(poolSize, 4))
             let backend = try await SQLiteBackend(storage: .file(path: path), poolSize: size, busyTimeout: busyTimeout, logger: logger)
             return Database(dialect: .sqlite, url: url, operationTimeout: operationTimeout, backend: backend, gauges: PoolGauges(pool: pool, size: size))

@@ -68,7 +68,7 @@ public final class FileLock: Sendable {
 
     /// nil when another holder has the lock.
     public init?(_ url: URL) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try PrivateFiles.createFolder(url.deletingLastPathComponent().path)
         let descriptor = open(url.path, O_CREAT | O_RDWR, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

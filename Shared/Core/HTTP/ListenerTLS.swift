@@ -27,8 +27,8 @@ public struct ListenerTLS: Sendable {
 
     /// Reads `TLS_CERT_FILE` and `TLS_KEY_FILE` (PEM); nil when neither is set.
     public init?(_ settings: Settings, requestClientCertificate: Bool) throws(ConfigurationError) {
-        let certificate = settings.optionalString("TLS_CERT_FILE")
-        let key = settings.optionalString("TLS_KEY_FILE")
+        let certificate = try settings.file("TLS_CERT_FILE", holds: .publicData)
+        let key = try settings.file("TLS_KEY_FILE", holds: .secret)
         guard certificate != nil || key != nil else { return nil }
         guard let certificate else { throw ConfigurationError(variable: "TLS_CERT_FILE", reason: "is required when TLS_KEY_FILE is set") }
         guard let key else { throw ConfigurationError(variable: "TLS_KEY_FILE", reason: "is required when TLS_CERT_FILE is set") }

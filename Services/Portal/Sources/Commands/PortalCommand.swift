@@ -22,4 +22,9 @@ extension PortalService: ServiceDefinition {
     public static func configuration(_ settings: Settings) throws -> PortalConfiguration { try PortalConfiguration(settings) }
 }
 
-extension PortalConfiguration: ServiceConfiguration {}
+extension PortalConfiguration: ServiceConfiguration {
+    /// The tokens of the services it calls and answers, which only serving needs (its commands do not).
+    public func checkServing() throws(ConfigurationError) {
+        _ = try ServiceTokens.required(verificationToken, variable: "VERIFICATION_API_TOKEN")
+    }
+}

@@ -40,7 +40,7 @@ public struct PortalSigningKey: Sendable {
         // Absolute, so that the public key's path can be handed to a process with another working directory.
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         let fileManager = FileManager.default
-        try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try PrivateFiles.createFolder(directory)
         let privatePath = (directory as NSString).appendingPathComponent(privateKeyFileName)
         let publicPath = (directory as NSString).appendingPathComponent(publicKeyFileName)
         if !fileManager.fileExists(atPath: privatePath) {

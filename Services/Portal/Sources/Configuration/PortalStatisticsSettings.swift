@@ -16,7 +16,7 @@ public struct PortalStatisticsSettings: Sendable {
     public init(_ settings: Settings) throws(ConfigurationError) {
         token = try ServiceTokens.callerToken(settings, variable: "STATISTICS_API_TOKEN")
         sources = [(service: "verification", url: try settings.url("VERIFICATION_STATISTICS_URL", default: "http://localhost:8012"))]
-        for (service, variable) in [("testresult", "TESTRESULT_STATISTICS_URL"), ("submission", "SUBMISSION_STATISTICS_URL")] where settings.raw(variable) != nil {
+        for (service, variable) in [("testresult", "TESTRESULT_STATISTICS_URL"), ("submission", "SUBMISSION_STATISTICS_URL")] where try settings.raw(variable) != nil {
             sources.append((service: service, url: try settings.url(variable, default: "")))
         }
     }

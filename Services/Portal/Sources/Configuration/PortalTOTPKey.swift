@@ -11,7 +11,7 @@ public enum PortalTOTPKey {
     public static func load(_ configuration: PortalConfiguration) throws -> [UInt8] {
         if let key = configuration.totpEncryptionKey { return key }
         let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try PrivateFiles.createFolder(directory)
         let path = (directory as NSString).appendingPathComponent(fileName)
         if !FileManager.default.fileExists(atPath: path) {
             try PortalSigningKey.createExclusively(path, contents: SystemRandomSource().bytes(count: TOTPSecretSealer.keyBytes).hexString)

@@ -19,4 +19,9 @@ extension SubmissionService: ServiceDefinition {
     public static func configuration(_ settings: Settings) throws -> SubmissionConfiguration { try SubmissionConfiguration(settings) }
 }
 
-extension SubmissionConfiguration: ServiceConfiguration {}
+extension SubmissionConfiguration: ServiceConfiguration {
+    /// The tokens of the services it calls and answers, which only serving needs (its commands do not).
+    public func checkServing() throws(ConfigurationError) {
+        _ = try ServiceTokens.required(verificationToken, variable: "VERIFICATION_API_TOKEN")
+    }
+}

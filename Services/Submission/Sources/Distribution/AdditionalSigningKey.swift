@@ -22,11 +22,12 @@ public struct AdditionalSigningKey: Sendable, Equatable {
         _ settings: Settings, variable: String, primaryKeyID: String, primaryKeyVersion: String
     ) throws(ConfigurationError) -> [AdditionalSigningKey] {
         var keys: [AdditionalSigningKey] = []
-        for (index, entry) in settings.list(variable, default: []).enumerated() {
+        for (index, entry) in try settings.list(variable, default: []).enumerated() {
             let parts = entry.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard (2...3).contains(parts.count), !parts.contains(where: \.isEmpty) else {
                 throw ConfigurationError(variable: variable, reason: "entry \(index + 1) must be path|version or path|version|keyID, got '\(entry)'")
             }
+            try SettingFile.check(parts[0], variable: variable, holds: .secret)
             let key = AdditionalSigningKey(file: parts[0], keyVersion: parts[1], keyID: parts.count == 3 ? parts[2] : primaryKeyID)
             let taken = [(primaryKeyID, primaryKeyVersion)] + keys.map { ($0.keyID, $0.keyVersion) }
             guard !taken.contains(where: { $0 == (key.keyID, key.keyVersion) }) else {

@@ -31,8 +31,8 @@ public struct DistributionConfiguration: Sendable {
     /// - Parameter country: the home country (`HOME_COUNTRY`, validated by `SubmissionConfiguration`): the export region.
     public init(_ settings: Settings, country: String, serveExportsByDefault: Bool = false) throws(ConfigurationError) {
         includeIncompleteHours = try settings.bool("DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS", default: false)
-        let data = settings.string("DATA_DIR", default: "data")
-        exportDirectory = URL(fileURLWithPath: settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
+        let data = try settings.string("DATA_DIR", default: "data")
+        exportDirectory = URL(fileURLWithPath: try settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
         objectStore = try ObjectStoreConfiguration(settings)
         signing = try ExportSigningKeys(
             settings, developmentKeyPath: data + "/export-signing-key.pem", defaultAppBundleID: "de.rki.coronawarnapp", defaultKeyID: "262"
@@ -44,7 +44,7 @@ public struct DistributionConfiguration: Sendable {
         expiryDelayMinutes = try settings.int("EXPIRY_DELAY_MINUTES", default: 120, in: 0...1440)
         maxKeysPerFile = try settings.int("MAX_KEYS_PER_FILE", default: 600_000, in: 1...10_000_000)
         dailyRetentionDays = try settings.int("EXPORT_RETENTION_DAYS", default: 14, in: 1...60)
-        if let path = settings.optionalString("APP_CONFIG_FILE") {
+        if let path = try settings.file("APP_CONFIG_FILE", holds: .publicData) {
             guard let json = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ConfigurationError(variable: "APP_CONFIG_FILE", reason: "names \(path), which cannot be read")
             }

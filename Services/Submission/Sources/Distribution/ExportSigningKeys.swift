@@ -24,11 +24,11 @@ public struct ExportSigningKeys: Sendable {
         _ settings: Settings, prefix: String = "", developmentKeyPath: String, defaultAppBundleID: String, defaultKeyID: String
     ) throws(ConfigurationError) {
         variable = prefix + "SIGNING_KEY_FILE"
-        keyFile = settings.optionalString(variable)
+        keyFile = try settings.file(variable, holds: .secret)
         self.developmentKeyPath = developmentKeyPath
-        appBundleID = settings.string(prefix + "SIGNATURE_APP_BUNDLE_ID", default: defaultAppBundleID)
-        keyVersion = settings.string(prefix + "SIGNATURE_KEY_VERSION", default: "v1")
-        keyID = settings.string(prefix + "SIGNATURE_KEY_ID", default: defaultKeyID)
+        appBundleID = try settings.string(prefix + "SIGNATURE_APP_BUNDLE_ID", default: defaultAppBundleID)
+        keyVersion = try settings.string(prefix + "SIGNATURE_KEY_VERSION", default: "v1")
+        keyID = try settings.string(prefix + "SIGNATURE_KEY_ID", default: defaultKeyID)
         additionalVariable = prefix + "SIGNING_ADDITIONAL_KEY_FILES"
         additional = try AdditionalSigningKey.list(settings, variable: additionalVariable, primaryKeyID: keyID, primaryKeyVersion: keyVersion)
     }

@@ -25,8 +25,8 @@ public struct ObjectStoreConfiguration: Sendable {
     /// nil when `EXPORT_S3_ENDPOINT` is not set; an error when it is set and the rest is incomplete, or when another
     /// `EXPORT_S3_*` setting is given without it (which would otherwise be quietly ignored).
     public init?(_ settings: Settings) throws(ConfigurationError) {
-        guard settings.optionalString("EXPORT_S3_ENDPOINT") != nil else {
-            if let stray = Self.variables.first(where: { settings.raw($0) != nil }) {
+        guard try settings.optionalString("EXPORT_S3_ENDPOINT") != nil else {
+            if let stray = Self.variables.first(where: { try settings.raw($0) != nil }) {
                 throw ConfigurationError(variable: stray, reason: "is set, but EXPORT_S3_ENDPOINT is not: set it to publish to an object store")
             }
             return nil
@@ -35,13 +35,13 @@ public struct ObjectStoreConfiguration: Sendable {
         guard endpoint.path.isEmpty || endpoint.path == "/", endpoint.query == nil else {
             throw ConfigurationError(variable: "EXPORT_S3_ENDPOINT", reason: "must be scheme, host and port only (the bucket goes in EXPORT_S3_BUCKET), got '\(endpoint.absoluteString)'")
         }
-        region = settings.string("EXPORT_S3_REGION", default: "us-east-1")
+        region = try settings.string("EXPORT_S3_REGION", default: "us-east-1")
         bucket = try settings.requiredString("EXPORT_S3_BUCKET")
         // S3's rule for names that work in both addressing styles.
         guard (3...63).contains(bucket.count), bucket.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" || $0 == "." }), bucket.first?.isLetter == true || bucket.first?.isNumber == true else {
             throw ConfigurationError(variable: "EXPORT_S3_BUCKET", reason: "must be a bucket name (3 to 63 lower-case letters, digits, '-' and '.'), got '\(bucket)'")
         }
-        let prefix = settings.string("EXPORT_S3_PREFIX", default: "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let prefix = try settings.string("EXPORT_S3_PREFIX", default: "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         self.prefix = prefix.isEmpty ? "" : prefix + "/"
         pathStyle = try settings.bool("EXPORT_S3_PATH_STYLE", default: false)
         accessKeyID = try settings.requiredString("EXPORT_S3_ACCESS_KEY_ID")

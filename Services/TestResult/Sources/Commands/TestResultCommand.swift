@@ -19,4 +19,9 @@ extension TestResultService: ServiceDefinition {
     public static func configuration(_ settings: Settings) throws -> TestResultConfiguration { try TestResultConfiguration(settings) }
 }
 
-extension TestResultConfiguration: ServiceConfiguration {}
+extension TestResultConfiguration: ServiceConfiguration {
+    /// The tokens of the services it calls and answers, which only serving needs (its commands do not).
+    public func checkServing() throws(ConfigurationError) {
+        _ = try ServiceTokens.required(internalCallers, variable: "INTERNAL_API_TOKENS")
+    }
+}

@@ -22,4 +22,10 @@ extension VerificationService: ServiceDefinition {
     public static func configuration(_ settings: Settings) throws -> VerificationConfiguration { try VerificationConfiguration(settings) }
 }
 
-extension VerificationConfiguration: ServiceConfiguration {}
+extension VerificationConfiguration: ServiceConfiguration {
+    /// The tokens of the services it calls and answers, which only serving needs (its commands do not).
+    public func checkServing() throws(ConfigurationError) {
+        _ = try ServiceTokens.required(internalCallers, variable: "INTERNAL_API_TOKENS")
+        _ = try ServiceTokens.required(testResultToken, variable: "TESTRESULT_API_TOKEN")
+    }
+}

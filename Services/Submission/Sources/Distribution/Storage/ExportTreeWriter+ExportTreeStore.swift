@@ -8,7 +8,7 @@ extension ExportTreeWriter: ExportTreeStore {
 
     public func prepareRun() async throws {
         try await NIOThreadPool.singleton.runIfActive {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: Self.folderMode])
             removeTemporaryFiles()
         }
     }

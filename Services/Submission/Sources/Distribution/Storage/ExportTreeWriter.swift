@@ -8,6 +8,9 @@ import Foundation
 /// file. Key files are immutable: once published, a run never rewrites them.
 public struct ExportTreeWriter: Sendable {
     public let root: URL
+    /// The modes of the tree's folders and files: readable by everyone, as published data is.
+    static let folderMode: Int16 = 0o755
+    static let fileMode: Int16 = 0o644
 
     public init(root: URL) {
         self.root = root
@@ -28,9 +31,12 @@ public struct ExportTreeWriter: Sendable {
         let target = fileURL(path)
         if immutable, FileManager.default.fileExists(atPath: target.path) { return false }
         let folder = target.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The tree is public (a CDN, or a web server running as another user, serves it), whatever the umask of the
+        // process: folders 0755, files 0644.
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: Self.folderMode])
         let temporary = folder.appendingPathComponent(".index.\(UUID().uuidString).tmp")
         try data.write(to: temporary)
+        try FileManager.default.setAttributes([.posixPermissions: Self.fileMode], ofItemAtPath: temporary.path)
         if rename(temporary.path, target.path) != 0 {
             let code = errno
             try? FileManager.default.removeItem(at: temporary)

@@ -18,7 +18,7 @@ public enum SigningKeyFile {
         }
         let key = P256.Signing.PrivateKey()
         let url = URL(fileURLWithPath: developmentPath)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try PrivateFiles.createFolder(url.deletingLastPathComponent().path)
         guard FileManager.default.createFile(atPath: developmentPath, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: developmentPath])
         }
