@@ -6,11 +6,16 @@
 #   TEST_POSTGRES_URL=postgres://user@host:5432/postgres scripts/test.sh   # use your own server
 #   BROWSER_TESTS=0 FUZZ_API=0 KUBERNETES_VALIDATE=0 scripts/test.sh   # Swift tests only
 #   MOTO_SERVER=/path/to/moto_server scripts/test.sh   # the S3 stand-in of the object-store tests (default: .moto-venv)
+#   scripts/test.sh --install       # as root: first install the Debian packages that are missing (CI does)
 #
-# The throwaway server lives in a temporary directory on a free port, with fsync off, and is removed
-# afterwards. When PostgreSQL is missing and we run as root, the Debian package is installed.
+# The throwaway server lives in a temporary directory on a free port, with fsync off, and is removed afterwards.
+# Nothing is installed on the machine unless --install says so: a missing package is named in one line
+# (scripts/requirements.sh; docs/testing.md says what each is for). Python tools from PyPI (moto, schemathesis,
+# kubernetes-validate) go into virtual environments inside the checkout (.moto-venv, .fuzz-venv, .k8s-venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/requirements.sh
+if [[ "${1:-}" == --install ]]; then export REQUIREMENTS_INSTALL=1; shift; fi
 
 log() { printf '\033[1m[test]\033[0m %s\n' "$*" >&2; }
 
@@ -25,17 +30,7 @@ find_pg_bin() {
 
 start_throwaway_postgres() {
     local bin
-    if ! bin=$(find_pg_bin); then
-        if [[ $(id -u) -eq 0 ]]; then
-            log "installing PostgreSQL (Debian package)"
-            apt-get update -qq >/dev/null
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-            bin=$(find_pg_bin)
-        else
-            log "PostgreSQL is not installed: install it (apt-get install postgresql) or set TEST_POSTGRES_URL"
-            exit 1
-        fi
-    fi
+    bin=$(find_pg_bin)
     PG_DIR=$(mktemp -d /tmp/exposure-pg.XXXXXX)
     PG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
     local run=()
@@ -71,23 +66,17 @@ scripts/check-layers.py
 log "checking that every documented status of every operation has a test (scripts/check-status-coverage.py)"
 scripts/check-status-coverage.py --gaps
 
+# Everything the run needs from the system, before anything is built: one line names what is missing. The browser
+# test needs Chromium, its driver and Selenium only when it runs (a full run without BROWSER_TESTS=0).
+needs=(libsodium nginx promtool zbarimg protoc python-protobuf python-yaml python-venv openssl)
+if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then needs+=(postgresql); fi
+if [[ $# -eq 0 && "${BROWSER_TESTS:-1}" != 0 ]]; then needs+=(chromium chromedriver selenium); fi
+require_packages "${needs[@]}"
+
 # The dashboard and the alert rules read only metrics the services publish, and each alert fires on its own unit test
-# (promtool, from Debian's prometheus package; installed here when missing and we run as root).
-if ! command -v promtool >/dev/null && [[ $(id -u) -eq 0 ]]; then
-    log "installing promtool (Debian package prometheus)"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
-fi
+# (promtool, from Debian's prometheus package).
 log "checking the dashboard and the alert rules (scripts/check-monitoring.py)"
 REQUIRE_PROMTOOL=${REQUIRE_PROMTOOL:-1} scripts/check-monitoring.py
-
-# The portal's QR codes are read back by an independent decoder, zbarimg (Debian's zbar-tools; installed here when
-# missing and we run as root; QRCodeTests fail without it).
-if ! command -v zbarimg >/dev/null && [[ $(id -u) -eq 0 ]]; then
-    log "installing zbarimg (Debian package zbar-tools)"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zbar-tools >/dev/null
-fi
 
 if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then
     start_throwaway_postgres
@@ -117,17 +106,8 @@ if [[ -z "${MOTO_SERVER:-}" ]]; then
 fi
 export REQUIRE_MOTO=1
 
-# nginx, the load balancer in front of the replicas of the replica test (Debian's package; as root it is installed
-# when missing). With REQUIRE_NGINX=1 a missing nginx is a failure.
-if ! command -v nginx >/dev/null && [[ ! -x /usr/sbin/nginx ]]; then
-    if [[ $(id -u) -eq 0 ]]; then
-        log "installing nginx (Debian package)"
-        apt-get update -qq >/dev/null
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
-    else
-        log "nginx is not installed: install it (apt-get install nginx) for the replica test, or set NGINX to its path"
-    fi
-fi
+# nginx, the load balancer in front of the replicas of the replica test (Debian's package, checked above). With
+# REQUIRE_NGINX=1 a missing nginx is a failure.
 export REQUIRE_NGINX=1
 
 log "building"
