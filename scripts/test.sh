@@ -62,6 +62,16 @@ stop_throwaway_postgres() {
 log "checking the layers (scripts/check-layers.py)"
 scripts/check-layers.py
 
+# Also before the build: every setting and command the code reads is in docs/operations.md, every variable the compose
+# file requires is in its header, every Secret key the Kubernetes manifests use is in their README.
+log "checking that the settings, commands and secrets are documented (scripts/check-docs-drift.py)"
+scripts/check-docs-drift.py
+
+# The CDN origin (deploy/nginx-cdn.conf) serves every kind of file of the export tree with the content type and cache
+# lifetime `serve` gives it: nginx runs on a loopback port over a small tree (a missing nginx fails with REQUIRE_NGINX=1).
+log "checking the CDN origin configuration through nginx (scripts/check-cdn-config.py)"
+REQUIRE_NGINX=${REQUIRE_NGINX:-1} scripts/check-cdn-config.py
+
 # Also before the build: a documented status without a test fails at once.
 log "checking that every documented status of every operation has a test (scripts/check-status-coverage.py)"
 scripts/check-status-coverage.py --gaps
