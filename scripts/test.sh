@@ -57,6 +57,13 @@ stop_throwaway_postgres() {
     rm -rf "$PG_DIR"
 }
 
+# Everything the run needs from the system, before anything is built: one line names what is missing. The browser
+# test needs Chromium, its driver and Selenium only when it runs (a full run without BROWSER_TESTS=0).
+needs=(libsodium nginx promtool zbarimg protoc python-protobuf python-yaml python-venv openssl)
+if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then needs+=(postgresql); fi
+if [[ $# -eq 0 && "${BROWSER_TESTS:-1}" != 0 ]]; then needs+=(chromium chromedriver selenium); fi
+require_packages "${needs[@]}"
+
 # Cheap, and before anything is built: a rule that imports HTTP or storage, or a service that imports another,
 # fails at once (the build below also refuses an import a target does not declare).
 log "checking the layers (scripts/check-layers.py)"
@@ -75,13 +82,6 @@ REQUIRE_NGINX=${REQUIRE_NGINX:-1} scripts/check-cdn-config.py
 # Also before the build: a documented status without a test fails at once.
 log "checking that every documented status of every operation has a test (scripts/check-status-coverage.py)"
 scripts/check-status-coverage.py --gaps
-
-# Everything the run needs from the system, before anything is built: one line names what is missing. The browser
-# test needs Chromium, its driver and Selenium only when it runs (a full run without BROWSER_TESTS=0).
-needs=(libsodium nginx promtool zbarimg protoc python-protobuf python-yaml python-venv openssl)
-if [[ -z "${TEST_POSTGRES_URL:-}" ]]; then needs+=(postgresql); fi
-if [[ $# -eq 0 && "${BROWSER_TESTS:-1}" != 0 ]]; then needs+=(chromium chromedriver selenium); fi
-require_packages "${needs[@]}"
 
 # The dashboard and the alert rules read only metrics the services publish, and each alert fires on its own unit test
 # (promtool, from Debian's prometheus package).
