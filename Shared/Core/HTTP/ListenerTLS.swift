@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import Metrics
 import HummingbirdTLS
 import NIOCore
 import NIOHTTPTypes
@@ -43,6 +44,16 @@ public struct ListenerTLS: Sendable {
             throw ConfigurationError(variable: "TLS_KEY_FILE", reason: "names \(key), which is not a readable PEM private key")
         }
         self.requestClientCertificate = requestClientCertificate
+    }
+
+    /// The Unix time at which the first certificate of the chain to expire does, as the gauge
+    /// `tls_certificate_expiry_timestamp_seconds{listener}`, which the alert `ExposureCertificateExpiresSoon` watches.
+    public var expiry: Int {
+        certificateChain.map { Int($0.notValidAfter) }.min() ?? 0
+    }
+
+    func recordCertificateExpiry(listener: String) {
+        Gauge(label: "tls_certificate_expiry_timestamp_seconds", dimensions: [("listener", listener)]).record(expiry)
     }
 
     var channelConfiguration: TLSChannelConfiguration {

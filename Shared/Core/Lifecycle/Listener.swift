@@ -94,6 +94,7 @@ public struct HTTPListener: Sendable {
             idleTimeout: .nanoseconds(Int64(limits.idleTimeout.seconds * 1e9))
         ))
         let server: HTTPServerBuilder = try tls.map { try .tls(http1, configuration: $0.channelConfiguration) } ?? http1
+        tls?.recordCertificateExpiry(listener: name)
         let configuration = ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil)
         let running: @Sendable (any Channel) async -> Void = { channel in
             let port = channel.localAddress?.port ?? address.port

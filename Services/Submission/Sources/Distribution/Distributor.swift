@@ -151,6 +151,8 @@ public struct Distributor: Sendable {
         Counter(label: "distribution_runs_total").increment()
         Gauge(label: "distribution_keys_pending").record(plan.pendingKeys)
         Counter(label: "distribution_files_written_total").increment(by: report.filesWritten)
+        // Keys in new hourly files: with uploads arriving, a flat line here says publication stopped (an alert).
+        Counter(label: "distribution_keys_published_total").increment(by: report.keysPublished)
         return report
     }
 
