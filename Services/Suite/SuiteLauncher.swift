@@ -98,21 +98,32 @@ enum SuiteLauncher {
         )
     }
 
-    /// On first start, a lab and an officer, written to the credentials file; later, what that file holds.
+    /// On first start, a lab, an officer and a supervisor, written to the credentials file; later, what that file
+    /// holds (a data directory of an older version, which had no supervisor, gets one at its next start).
     static func firstRunCredentials(
         _ credentials: FirstRunCredentials, plan: StackPlan, settings: InProcessRunner.SettingsReader, environment: ServiceEnvironment
     ) async throws -> [String: String] {
         var secrets = try credentials.read()
-        guard secrets["LAB_API_KEY"] == nil else { return secrets }
-        let testResult = try TestResultConfiguration(settings(.testResult, plan.settings(of: .testResult)))
+        var created: [(String, String)] = []
         let portal = try PortalConfiguration(settings(.portal, plan.settings(of: .portal)))
-        let labKey = try await TestResultAdmin.addLab("dev-lab", configuration: testResult, environment: environment)
-        let password = Codes.uuidV4(using: environment.random)
-        _ = try await PortalAdmin.users(
-            ["add", "officer", "--roles", "c19hotline,c19hotline_event"], configuration: portal, environment: environment,
-            password: { password }
-        )
-        let created = [("LAB_ID", "dev-lab"), ("LAB_API_KEY", labKey), ("OFFICER_USER", "officer"), ("OFFICER_PASSWORD", password)]
+        func addAccount(_ name: String, roles: String) async throws -> String {
+            let password = Codes.uuidV4(using: environment.random)
+            _ = try await PortalAdmin.users(["add", name, "--roles", roles], configuration: portal, environment: environment, password: { password })
+            return password
+        }
+        if secrets["LAB_API_KEY"] == nil {
+            let testResult = try TestResultConfiguration(settings(.testResult, plan.settings(of: .testResult)))
+            let labKey = try await TestResultAdmin.addLab("dev-lab", configuration: testResult, environment: environment)
+            let password = try await addAccount("officer", roles: "c19hotline,c19hotline_event")
+            created += [("LAB_ID", "dev-lab"), ("LAB_API_KEY", labKey), ("OFFICER_USER", "officer"), ("OFFICER_PASSWORD", password)]
+        }
+        // A supervisor, to see the officers, audit and statistics pages: its first sign-in sets up two-factor sign-in
+        // (an authenticator app's QR code), as every supervisor's does in production.
+        if secrets["SUPERVISOR_USER"] == nil {
+            let password = try await addAccount("supervisor", roles: "c19hotline,c19hotline_event,c19supervisor")
+            created += [("SUPERVISOR_USER", "supervisor"), ("SUPERVISOR_PASSWORD", password)]
+        }
+        guard !created.isEmpty else { return secrets }
         try credentials.add(created)
         secrets.merge(created) { $1 }
         print(firstRunNotice(created, file: credentials.file))

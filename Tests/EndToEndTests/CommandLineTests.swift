@@ -193,6 +193,52 @@ import Testing
         #expect(scratch.contents.isEmpty, "migrate wrote \(scratch.contents)")
     }
 
+    /// A PostgreSQL server that is not there is said in words, in one line, within `DATABASE_TIMEOUT`: nothing
+    /// listening and a name that does not resolve are retried until then, and no more. Before, about thirty retries
+    /// ended in the pool's `connectionCreationCircuitBreakerTripped`, whatever `DATABASE_TIMEOUT` said.
+    @Test func aDatabaseServerThatIsNotThereIsSaidInWords() async throws {
+        let port = ServiceProcess.freePort()
+        try await expectMigrateRefuses([
+            ("postgres://exposure@127.0.0.1:\(port)/exposure", "connection refused at 127.0.0.1:\(port): nothing listens there"),
+            ("postgres://exposure@no-such-host.invalid:5432/exposure", "the host name no-such-host.invalid does not resolve"),
+        ])
+    }
+
+    /// A server that refuses the role or has no such database stops the command at once with the server's reason,
+    /// where a wrong password used to be retried as if the server were still starting.
+    @Test func aRoleOrDatabaseTheServerDoesNotHaveIsSaidInWords() async throws {
+        guard TestDatabase.all.contains(.postgres) else { return }
+        var server = try #require(URLComponents(string: PostgresTestServer.adminURL().connectionString))
+        let place = "\(server.host ?? ""):\(server.port ?? 5432)"
+        server.path = "/no_such_database"
+        let missingDatabase = try #require(server.string)
+        server.path = "/postgres"
+        server.user = "no_such_role"
+        let missingRole = try #require(server.string)
+        try await expectMigrateRefuses([
+            (missingDatabase, "database no_such_database does not exist at \(place)"),
+            (missingRole, "authentication failed for user no_such_role at \(place): the server said"),
+        ])
+    }
+
+    /// `testresult-service migrate` with each `DATABASE_URL` exits 1 with one last line that says `expected`.
+    func expectMigrateRefuses(_ cases: [(url: String, expected: String)]) async throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        var environment = scratch.environment
+        environment["DATABASE_TIMEOUT"] = "2s"
+        for (url, expected) in cases {
+            environment["DATABASE_URL"] = url
+            let run = try await ServiceProcess.capture("testresult-service", ["migrate"], environment: environment, timeout: .seconds(30))
+            #expect(!run.timedOut)
+            #expect(run.status == 1, "\(run.standardError)")
+            let last = run.standardError.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.hasPrefix("testresult-service migrate: cannot use the database at "), "\(last)")
+            #expect(last.contains(expected), "\(url): \(last)")
+            #expect(!(run.standardOutput + run.standardError).contains("CircuitBreaker"), "\(run.standardError)")
+        }
+    }
+
     /// A database the service makes is its user's alone: its folder 0700, the file and its -wal and -shm 0600; a file
     /// an older version left readable by others is made private on the next start.
     @Test func theDatabaseAndItsFolderArePrivate() async throws {

@@ -33,6 +33,9 @@ import Verification
     /// start (the LEMON statistics report a fetcher drops); their `_FILE` forms are checked as any other.
     static let filesWrittenLater: Set<String> = ["LEMON_STATISTICS_FILE"]
 
+    /// Settings whose names end in `_FILE` but that hold no path (their `_FILE` forms are checked as any other).
+    static let notPaths: Set<String> = ["MAX_KEYS_PER_FILE"]
+
     /// Settings that name a file anyone may read (a certificate, a configuration document); every other file is
     /// taken to hold a secret.
     static let publicFiles: Set<String> = ["APP_CONFIG_FILE", "COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", "TLS_CERT_FILE"]
@@ -73,7 +76,7 @@ import Verification
         let open = folder.appendingPathComponent("open")
         try Data("value\n".utf8).write(to: open)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: open.path)
-        for variable in variables where !Self.filesWrittenLater.contains(variable) {
+        for variable in variables where !Self.filesWrittenLater.contains(variable) && !Self.notPaths.contains(variable) {
             let cases: [(String, String)] = [
                 (folder.appendingPathComponent("missing").path, "does not exist"),
                 (folder.path, "is not a regular file"),

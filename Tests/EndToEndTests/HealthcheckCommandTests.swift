@@ -26,7 +26,7 @@ import Testing
             let gone = try await ServiceProcess.capture("testresult-service", ["healthcheck"], environment: stack.environments["testresult-service"]!, timeout: .seconds(20))
             #expect(gone.status == 1)
             #expect(gone.standardOutput.isEmpty)
-            #expect(gone.standardError.hasPrefix("testresult: not ready: GET http://127.0.0.1:\(stack.ports["testresult-management"]!)/health/ready failed: "))
+            #expect(gone.standardError.hasPrefix("testresult: not ready: GET http://127.0.0.1:\(stack.ports["testresult-management"]!)/health/ready: connection refused: "))
             #expect(gone.standardError.split(separator: "\n").count == 1, "\(gone.standardError)")
 
             let verification = stack.environments["verification-service"]!
@@ -62,7 +62,7 @@ import Testing
         suite.kill()
         let gone = try await ServiceProcess.capture("exposure-suite", ["healthcheck", "--live"], environment: environment, timeout: .seconds(20))
         #expect(gone.status == 1)
-        #expect(gone.standardError.hasPrefix("suite: not live: testresult: GET http://127.0.0.1:\(environment["TESTRESULT_MANAGEMENT_PORT"]!)/health/live failed: "))
+        #expect(gone.standardError.hasPrefix("suite: not live: testresult: GET http://127.0.0.1:\(environment["TESTRESULT_MANAGEMENT_PORT"]!)/health/live: connection refused: "))
         #expect(gone.standardError.contains("; portal: GET "))
         #expect(gone.standardError.split(separator: "\n").count == 1, "\(gone.standardError)")
     }
@@ -74,7 +74,7 @@ import Testing
         let environment = TestServiceTokens.serviceDefaults.merging(["DATABASE_URL": "sqlite::memory:"]) { $1 }
         let flag = try await ServiceProcess.capture("portal-service", ["healthcheck", "--management-port", "\(port)", "--timeout", "2s"], environment: environment, timeout: .seconds(20))
         #expect(flag.status == 1)
-        #expect(flag.standardError.hasPrefix("portal: not ready: GET http://127.0.0.1:\(port)/health/ready failed: "), "\(flag.standardError)")
+        #expect(flag.standardError.hasPrefix("portal: not ready: GET http://127.0.0.1:\(port)/health/ready: connection refused: "), "\(flag.standardError)")
         let invalid = try await ServiceProcess.capture("portal-service", ["healthcheck", "--management-port", "none"], environment: environment, timeout: .seconds(20))
         #expect(invalid.status == 1)
         #expect(invalid.standardError.hasPrefix("portal healthcheck: invalid configuration: MANAGEMENT_PORT "), "\(invalid.standardError)")

@@ -63,6 +63,8 @@ import Testing
             #expect(attributes[.posixPermissions] as? Int == expected, "\(file) has mode \(String(attributes[.posixPermissions] as? Int ?? 0, radix: 8))")
         }
         let credentials = try String(contentsOf: directory.appendingPathComponent("credentials.txt"), encoding: .utf8)
+        // A supervisor beside the officer, for the pages officers do not see.
+        #expect(credentials.contains("\nSUPERVISOR_USER=supervisor\n") && credentials.contains("\nSUPERVISOR_PASSWORD="))
         for line in credentials.split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, ["KEY", "PASSWORD", "TOKEN"].contains(where: parts[0].contains) else { continue }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ExposureCore
+import ExposureTestSupport
 import Foundation
 import Testing
 
@@ -65,7 +66,7 @@ import Testing
     /// A setting may come from a file, `--port-file <path>` for `PORT_FILE`: the flag is one the configuration reads.
     @Test func aSettingsFileFlagIsASettingToo() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("port-\(UUID().uuidString)")
-        try "9002\n".write(to: file, atomically: true, encoding: .utf8)
+        try SecretFile.write("9002\n", to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(try SettingsOptions.read(flags: ["--port-file", file.path], environment: [:], setUpLogging: false, Port.init).port == 9002)
     }

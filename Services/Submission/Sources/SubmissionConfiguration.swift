@@ -70,11 +70,10 @@ public struct SubmissionConfiguration: Sendable {
             throw ConfigurationError(variable: "SUPPORTED_COUNTRIES", reason: "must include HOME_COUNTRY (\(home))")
         }
         let mapping: TransmissionRiskMapping
+        let daysToRisk = try settings.string("DSOS_TO_TRL", default: TransmissionRiskMapping.defaultDaysToRisk)
+        let riskToDays = try settings.string("TRL_TO_DSOS", default: TransmissionRiskMapping.defaultRiskToDays)
         do {
-            mapping = try TransmissionRiskMapping.parse(
-                daysToRisk: try settings.string("DSOS_TO_TRL", default: TransmissionRiskMapping.defaultDaysToRisk),
-                riskToDays: try settings.string("TRL_TO_DSOS", default: TransmissionRiskMapping.defaultRiskToDays)
-            )
+            mapping = try TransmissionRiskMapping.parse(daysToRisk: daysToRisk, riskToDays: riskToDays)
         } catch {
             switch error {
             case .daysToRisk(let reason): throw ConfigurationError(variable: "DSOS_TO_TRL", reason: reason)

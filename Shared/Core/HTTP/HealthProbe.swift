@@ -69,8 +69,19 @@ public struct HealthProbe: Sendable {
             if ContinuousClock.now - started >= timeout {
                 return Outcome(healthy: false, message: "GET \(url): no answer within \(timeout)")
             }
-            return Outcome(healthy: false, message: "GET \(url) failed: \(error)")
+            return Outcome(healthy: false, message: "GET \(url): \(Self.describe(error))")
         }
+    }
+
+    /// A failed request in words, as one line: the HTTP client's errors print nested descriptions with errno values.
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("Connection refused") || text.contains("errno: 111") {
+            return "connection refused: nothing listens there (is the service running, with these MANAGEMENT_BIND_HOST and MANAGEMENT_PORT?)"
+        }
+        if text.contains("Connection reset") { return "the connection was reset before an answer came" }
+        if text.contains("remoteConnectionClosed") { return "the service closed the connection before answering" }
+        return "failed (\(type(of: error)))"
     }
 
     /// ` (down: database, verification)` from a readiness answer's `checks`, so that the line says what is failing.

@@ -26,7 +26,7 @@ public struct ObjectStoreConfiguration: Sendable {
     /// `EXPORT_S3_*` setting is given without it (which would otherwise be quietly ignored).
     public init?(_ settings: Settings) throws(ConfigurationError) {
         guard try settings.optionalString("EXPORT_S3_ENDPOINT") != nil else {
-            if let stray = Self.variables.first(where: { try settings.raw($0) != nil }) {
+            for stray in Self.variables where try settings.raw(stray) != nil {
                 throw ConfigurationError(variable: stray, reason: "is set, but EXPORT_S3_ENDPOINT is not: set it to publish to an object store")
             }
             return nil
