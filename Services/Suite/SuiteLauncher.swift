@@ -36,6 +36,9 @@ enum SuiteLauncher {
         try SecretHashKey.createKeyFileIfMissing(at: teleTANHashKeysFile, id: "suite", random: random)
         // The LEMON family on, with development keys kept beside the data (`SuiteLemonKeys`)
         let lemon = try SuiteLemonKeys.settings(layout: layout, random: random)
+        // The key sealing CovidShield key pairs, in a file beside (never in) the submission database
+        let covidShieldKey = layout.path("covidshield-key-encryption-key")
+        try SuiteKeyFile.createIfMissing(covidShieldKey) { random.bytes(count: 32).hexString }
         return StackPlan(
             databases: Dictionary(uniqueKeysWithValues: StackMember.allCases.map { ($0, layout.database($0.rawValue)) }),
             tokens: StackTokens(
@@ -52,6 +55,7 @@ enum SuiteLauncher {
                     "DISTRIBUTION_INTERVAL": "5s",
                     "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true",
                     "SHIFTING_THRESHOLD": "1",
+                    "COVIDSHIELD_KEY_ENCRYPTION_KEY_FILE": covidShieldKey,
                 ].merging(lemon) { $1 },
                 // The other app families' codes beside the teleTAN, for their demo stories.
                 .portal: ["HEALTH_AUTHORITIES": "10001=Demo health authority", "ONE_TIME_CODE_KINDS": "covidshield,protego"],

@@ -15,9 +15,9 @@ enum SuiteLemonKeys {
         let encryption = layout.path("lemon-encryption-key.pem")
         let signing = layout.path("lemon-signing-key.pem")
         let jwt = layout.path("lemon-jwt-key.pem")
-        try createIfMissing(encryption) { try _RSA.Encryption.PrivateKey(keySize: .bits2048).pemRepresentation }
-        try createIfMissing(signing) { try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation }
-        try createIfMissing(jwt) { P256.Signing.PrivateKey().pemRepresentation }
+        try SuiteKeyFile.createIfMissing(encryption) { try _RSA.Encryption.PrivateKey(keySize: .bits2048).pemRepresentation }
+        try SuiteKeyFile.createIfMissing(signing) { try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation }
+        try SuiteKeyFile.createIfMissing(jwt) { P256.Signing.PrivateKey().pemRepresentation }
         return [
             "LEMON_ENABLED": "true",
             "LEMON_APPID_HASH_KEYS_FILE": appIdKeys,
@@ -25,11 +25,5 @@ enum SuiteLemonKeys {
             "LEMON_SIGNING_KEY_FILE": signing,
             "LEMON_JWT_KEY_FILE": jwt,
         ]
-    }
-
-    private static func createIfMissing(_ path: String, _ pem: () throws -> String) throws {
-        guard !FileManager.default.fileExists(atPath: path) else { return }
-        let created = FileManager.default.createFile(atPath: path, contents: Data(try pem().utf8), attributes: [.posixPermissions: 0o600])
-        if !created { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
     }
 }

@@ -23,5 +23,7 @@ public enum TestServiceTokens {
         "INTERNAL_API_TOKENS": internalAPITokens,
         "VERIFICATION_API_TOKEN": submission,
         "TESTRESULT_API_TOKEN": verification,
+        // Submission serves only with the key sealing CovidShield key pairs (a fixed one for tests).
+        "COVIDSHIELD_KEY_ENCRYPTION_KEY": String(repeating: "c5", count: 32),
     ]
 }

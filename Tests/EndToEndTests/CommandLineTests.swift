@@ -159,7 +159,8 @@ import Testing
     @Test(arguments: [
         ("verification-service", "INTERNAL_API_TOKENS"), ("verification-service", "TESTRESULT_API_TOKEN"),
         ("verification-service", "TELETAN_HASH_KEYS"), ("testresult-service", "INTERNAL_API_TOKENS"),
-        ("submission-service", "VERIFICATION_API_TOKEN"), ("portal-service", "VERIFICATION_API_TOKEN"),
+        ("submission-service", "VERIFICATION_API_TOKEN"), ("submission-service", "COVIDSHIELD_KEY_ENCRYPTION_KEY"),
+        ("portal-service", "VERIFICATION_API_TOKEN"),
     ])
     func serveWithoutARequiredSettingExits2BeforeTouchingAnything(executable: String, variable: String) async throws {
         let scratch = try Scratch().make()

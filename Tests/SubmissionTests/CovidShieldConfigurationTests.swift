@@ -7,8 +7,10 @@ import Testing
 @testable import SubmissionDomain
 
 @Suite struct CovidShieldConfigurationTests {
-    @Test func defaultsServeOntarioWithGeneratedKeys() throws {
-        let configuration = try CovidShieldConfiguration(TestServices.settings([:]))
+    /// Without keys of its own the configuration reads (commands other than `serve` need none); serving then needs
+    /// the key-encryption key (`CovidShieldKeyEncryptionTests`).
+    @Test func defaultsServeOntarioWithoutKeysOfTheirOwn() throws {
+        let configuration = try CovidShieldConfiguration(TestServices.settings(["COVIDSHIELD_KEY_ENCRYPTION_KEY": ""]))
         #expect(configuration.regions == ["ON"])
         #expect(configuration.cwaKeysRegion == nil)
         #expect(configuration.keyEncryptionKey == nil && configuration.retrieveHMACKey == nil)

@@ -150,6 +150,7 @@ import Testing
             ("\(second)||262", "entry 1 must be path|version or path|version|keyID, got '\(second)||262'"),
             ("\(second)|v1", "entry 1 repeats key id 262 version v1, which another signing key already has: give each key its own version"),
             ("\(second)|v2,\(otherCurve)|v2|262", "entry 2 repeats key id 262 version v2, which another signing key already has: give each key its own version"),
+            ("\(missing)|v2", "names \(missing), which does not exist or cannot be reached"),
         ]
         for (value, reason) in settingsErrors {
             #expect(throws: ConfigurationError(variable: variable, reason: reason), "\(value)") {
@@ -162,7 +163,6 @@ import Testing
 
         // Refused when the keys are loaded, as `serve` and `distribute` do first.
         let keyErrors: [(String, String)] = [
-            ("\(missing)|v2", "names \(missing), which cannot be read"),
             ("\(otherCurve)|v2", "names \(otherCurve), which is not a PEM P-256 private key"),
             ("\(primary)|v2", "entry 1 names \(primary), the same key as SIGNING_KEY_FILE: each version needs a key of its own"),
             ("\(second)|v2,\(second)|v3", "entry 2 names \(second), the same key as entry 1: each version needs a key of its own"),

@@ -11,9 +11,16 @@ public struct CovidShieldConfiguration: Sendable {
     /// (`COVIDSHIELD_CWA_KEYS_REGION`; unset: CWA keys stay out of the CovidShield streams).
     public var cwaKeysRegion: String?
     /// AES-256 key (64 hex digits) that seals the secret halves of server key pairs at rest
-    /// (`COVIDSHIELD_KEY_ENCRYPTION_KEY`). Unset: a key is made at first start and kept in the database's
-    /// `service_secrets`, which protects nothing from someone who has the database: production sets it.
+    /// (`COVIDSHIELD_KEY_ENCRYPTION_KEY`): required to serve, and never generated, since a key kept beside what it
+    /// seals protects nothing from someone who has the database (the suite makes a development one in its data
+    /// directory).
     public var keyEncryptionKey: [UInt8]?
+
+    /// What `serve` says without `COVIDSHIELD_KEY_ENCRYPTION_KEY`.
+    static let keyEncryptionKeyMissing = ConfigurationError(
+        variable: "COVIDSHIELD_KEY_ENCRYPTION_KEY",
+        reason: "is required (or COVIDSHIELD_KEY_ENCRYPTION_KEY_FILE): 64 hex digits (openssl rand -hex 32) sealing CovidShield key pairs, kept outside the database"
+    )
     /// The HMAC key shared with the apps for retrieval (`COVIDSHIELD_RETRIEVE_HMAC_KEY`, hex, at least 32 bytes).
     /// Unset: one is made at first start and kept in `service_secrets` (no real app can know it).
     public var retrieveHMACKey: [UInt8]?

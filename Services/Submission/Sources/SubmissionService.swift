@@ -170,7 +170,8 @@ public enum SubmissionService {
         )
     }
 
-    /// The CovidShield adapter's handlers, with the secrets it keeps in `service_secrets` when the operator set none.
+    /// The CovidShield adapter's handlers: the pairs sealed under the operator's key, the retrieval HMAC key the
+    /// operator's or one kept in `service_secrets` (it seals nothing; a real app needs the operator's).
     static func makeCovidShieldHandlers(
         _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, codes: OneTimeCodes,
         tally: HourlyTally, environment: ServiceEnvironment
@@ -180,12 +181,15 @@ public enum SubmissionService {
             let hex = try await RedemptionSecretStore(database: database, name: name).secret(random: environment.random)
             return [UInt8](hex: String(decoding: hex, as: UTF8.self)) ?? hex
         }
-        let encryptionKey: [UInt8]
-        if let configured = settings.keyEncryptionKey {
-            encryptionKey = configured
-        } else {
-            environment.logger.warning("COVIDSHIELD_KEY_ENCRYPTION_KEY is not set: key pairs are sealed under a key kept in the same database")
-            encryptionKey = try await generated("covidshield_key_encryption_key")
+        // The key sealing the pairs lives outside the database it protects; none is ever generated here.
+        guard let encryptionKey = settings.keyEncryptionKey else { throw CovidShieldConfiguration.keyEncryptionKeyMissing }
+        let sealer = CovidShieldSecretSealer(key: encryptionKey)
+        let moved = try await CovidShieldKeyPairStore(database: database).resealPairsUnderConfiguredKey(sealer)
+        if moved > 0 {
+            environment.logger.notice(
+                "CovidShield key pairs moved from the key earlier versions kept in the database to COVIDSHIELD_KEY_ENCRYPTION_KEY; that key is deleted",
+                metadata: ["pairs": "\(moved)"]
+            )
         }
         let hmacKey: [UInt8]
         if let configured = settings.retrieveHMACKey {
@@ -199,7 +203,7 @@ public enum SubmissionService {
             keyPairs: CovidShieldKeyPairStore(database: database),
             keys: store,
             codes: codes,
-            sealer: CovidShieldSecretSealer(key: encryptionKey),
+            sealer: sealer,
             retrieval: CovidShieldRetrievalRules(hmacKey: hmacKey),
             metrics: CovidShieldMetrics(tally: tally),
             environment: environment

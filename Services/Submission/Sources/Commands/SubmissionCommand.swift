@@ -23,5 +23,6 @@ extension SubmissionConfiguration: ServiceConfiguration {
     /// The tokens of the services it calls and answers, which only serving needs (its commands do not).
     public func checkServing() throws(ConfigurationError) {
         _ = try ServiceTokens.required(verificationToken, variable: "VERIFICATION_API_TOKEN")
+        guard covidShield.keyEncryptionKey != nil else { throw CovidShieldConfiguration.keyEncryptionKeyMissing }
     }
 }
