@@ -40,6 +40,10 @@ public struct LemonConfiguration: Sendable {
     /// `LEMON_PAYLOAD_ENCRYPTION` (default off): every request and answer body after `POST /api/v1/devices` is
     /// sealed with the session's keys (`LemonPayloadCipher`).
     public var payloadEncryption: Bool
+    /// `LEMON_SURVEYS_PER_DEVICE_DAY` (default 3): surveys one device may send per day (UTC); more are 429. The app
+    /// sends one when its user finishes the survey (seed 000), which happens a few times in an illness, not many times
+    /// a day: 3 leaves room for a correction and a retry, and keeps one device far below the aggregates' k.
+    public var surveysPerDeviceDay: Int
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         enabled = try settings.bool("LEMON_ENABLED", default: false)
@@ -63,6 +67,7 @@ public struct LemonConfiguration: Sendable {
         statisticsSourceURL = try settings.string("LEMON_STATISTICS_SOURCE_URL", default: "https://github.com/CSSEGISandData/COVID-19")
         aggregateMinimumCount = try settings.int("LEMON_AGGREGATE_MIN_COUNT", default: 10, in: 1...1_000_000)
         payloadEncryption = try settings.bool("LEMON_PAYLOAD_ENCRYPTION", default: false)
+        surveysPerDeviceDay = try settings.int("LEMON_SURVEYS_PER_DEVICE_DAY", default: 3, in: 1...1000)
         appIdHashKeys = []
         guard enabled else { return }
         appIdHashKeys = try SecretHashKey.parseList(try settings.requiredString("LEMON_APPID_HASH_KEYS"), variable: "LEMON_APPID_HASH_KEYS")

@@ -18,7 +18,10 @@ public enum LemonFamily {
         guard configuration.enabled, let serverKeys = configuration.serverKeys, let jwtKey = configuration.jwtKey else { return }
         let catalog = try LemonCatalogFiles.load(extraDirectory: configuration.dataDirectory)
         let tokens = await LemonAccessTokens(privateKey: jwtKey, clock: environment.clock, random: environment.random)
-        let devices = LemonDeviceStore(database: database, sealer: serverKeys.sessionKeySealer)
+        let devices = LemonDeviceStore(database: database, sealer: serverKeys.sessionKeySealer, pushTokens: serverKeys.pushTokenSealer)
+        // Push tokens stored in the clear before migration 13 are sealed now (the key is not the database's).
+        let sealed = try await devices.sealStoredPushTokens()
+        if sealed > 0 { environment.logger.notice("sealed LEMON push tokens stored in the clear", metadata: ["count": "\(sealed)"]) }
         let api = LemonAPI(
             catalog: catalog,
             deviceRules: LemonDeviceRules(catalog: catalog),
@@ -28,6 +31,7 @@ public enum LemonFamily {
             tokens: tokens,
             devices: devices,
             surveys: LemonSurveyStore(database: database),
+            surveyQuota: LemonSurveyQuotaStore(database: database, quota: serverKeys.surveyQuota(limit: configuration.surveysPerDeviceDay)),
             statistics: LemonStatisticsStore(database: database),
             statisticsSource: (configuration.statisticsSource, configuration.statisticsSourceURL),
             deviceLimit: TokenBucket(capacity: configuration.deviceBurst, refillPerSecond: Double(configuration.deviceRate), clock: environment.clock),

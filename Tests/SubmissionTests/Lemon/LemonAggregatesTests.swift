@@ -116,7 +116,7 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func storedSurveysAreCountedPerDay(kind: TestDatabase) async throws {
-        try await LemonHarness.run(kind) { h in
+        try await LemonHarness.run(kind, settings: ["LEMON_SURVEYS_PER_DEVICE_DAY": "4"]) { h in
             let token = try await h.token(LemonTestDevice())
             for example in LemonSurveyTests.seedExamples {
                 try await h.send("POST", "/api/v1/submission/covid", token: token, json: example).expectEnvelope(201)

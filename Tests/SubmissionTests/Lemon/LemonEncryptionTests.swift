@@ -20,11 +20,15 @@ import Testing
             mac = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), salt: salt, info: Data("lemon-mac".utf8), outputByteCount: 32)
         }
 
-        func seal(_ json: Any) throws -> [UInt8] {
-            let plain = try JSONSerialization.data(withJSONObject: json)
+        /// A request's sealed body: its MAC over `IV || ciphertext` under the request's own key,
+        /// `HMAC-SHA256(MAC key, "lemon-request" 0x00 METHOD 0x00 target)`. No JSON: an empty plaintext.
+        func seal(_ json: Any?, method: String, target: String) throws -> [UInt8] {
+            let plain = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
             let iv = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
             let body = iv + (try AES._CBC.encrypt(plain, using: aes, iv: try AES._CBC.IV(ivBytes: iv)))
-            return Array((body + Data(HMAC<SHA256>.authenticationCode(for: body, using: mac))).base64EncodedString().utf8)
+            let line = Data("lemon-request".utf8) + [0] + Data(method.utf8) + [0] + Data(target.utf8)
+            let requestKey = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: line, using: mac)))
+            return Array((body + Data(HMAC<SHA256>.authenticationCode(for: body, using: requestKey))).base64EncodedString().utf8)
         }
 
         /// The IV and the JSON of a sealed answer, after checking its MAC.
@@ -46,7 +50,7 @@ import Testing
 
             var ivs: Set<Data> = []
             for example in LemonSurveyTests.seedExamples.prefix(2) {
-                let answer = try await h.client.request(.POST, "/api/v1/submission/covid", headers: headers, body: try keys.seal(example))
+                let answer = try await h.client.request(.POST, "/api/v1/submission/covid", headers: headers, body: try keys.seal(example, method: "POST", target: "/api/v1/submission/covid"))
                 #expect(answer.status == 201)
                 let (iv, json) = try keys.open(answer.text)
                 #expect((json["meta"] as? [String: Any])?["code"] as? Int == 201)
@@ -59,7 +63,7 @@ import Testing
             #expect(ivs.count == 3)
 
             // A changed byte of the MAC, or of the ciphertext: refused before anything is decrypted, the refusal sealed.
-            var tampered = try keys.seal(LemonSurveyTests.seedExamples[0])
+            var tampered = try keys.seal(LemonSurveyTests.seedExamples[0], method: "POST", target: "/api/v1/submission/covid")
             var raw = try #require(Data(base64Encoded: Data(tampered)))
             raw[raw.count - 1] ^= 1
             tampered = Array(raw.base64EncodedString().utf8)
@@ -90,12 +94,7 @@ import Testing
         let clientSeed = try #require(Data(base64Encoded: seed))
         let keys = Keys(secret: secret, clientSeed: clientSeed, serverSeed: serverSeed)
         let material = keys.aes.withUnsafeBytes { Array($0) } + keys.mac.withUnsafeBytes { Array($0) }
-        // The device's id is the token's subject.
-        var payload = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while payload.count % 4 != 0 { payload += "=" }
-        let payloadBytes = try #require(Data(base64Encoded: payload))
-        let claims = try #require(try JSONSerialization.jsonObject(with: payloadBytes) as? [String: Any])
-        return (token, try #require(claims["sub"] as? String), material, keys)
+        return (token, try LemonHarness.deviceID(ofToken: token), material, keys)
     }
 
     static func sessionKeys(_ h: LemonHarness, id: String) async throws -> [UInt8]? {

@@ -29,6 +29,15 @@ struct LemonHarness: Sendable {
         return try #require((answer.json["data"] as? [String: Any])?["accessToken"] as? String)
     }
 
+    /// The device's id: its access token's subject.
+    static func deviceID(ofToken token: String) throws -> String {
+        var payload = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while payload.count % 4 != 0 { payload += "=" }
+        let payloadBytes = try #require(Data(base64Encoded: payload))
+        let claims = try #require(try JSONSerialization.jsonObject(with: payloadBytes) as? [String: Any])
+        return try #require(claims["sub"] as? String)
+    }
+
     func send(_ method: String, _ path: String, token: String?, json: Any? = nil) async throws -> TestResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }

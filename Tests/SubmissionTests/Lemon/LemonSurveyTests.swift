@@ -42,7 +42,8 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func theSeedsExamplesAreStoredUnlinkedToTheDay(kind: TestDatabase) async throws {
-        try await LemonHarness.run(kind) { h in
+        // Five answers from one device: more than the daily limit's default (`LemonAttackTests` checks the limit).
+        try await LemonHarness.run(kind, settings: ["LEMON_SURVEYS_PER_DEVICE_DAY": "5"]) { h in
             let token = try await h.token(LemonTestDevice())
             for example in Self.seedExamples {
                 let answer = try await h.send("POST", "/api/v1/submission/covid", token: token, json: example)

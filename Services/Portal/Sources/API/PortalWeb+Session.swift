@@ -77,6 +77,22 @@ extension PortalWeb {
         return response
     }
 
+    /// The session after a sign-in step it completed (a second factor, a set-up authenticator, a new password), under a
+    /// new id and CSRF token, with the step it takes next; nil when it ended meanwhile. The response that carries on
+    /// must set `cookie`: the old id no longer finds the session, so a cookie captured before the step is worth
+    /// nothing after it.
+    func rotate(_ session: PortalSession, pendingStep: SessionStep?) async throws -> (session: PortalSession, cookie: String)? {
+        let id = random.bytes(count: 32).hexString
+        let csrfToken = random.bytes(count: 32).hexString
+        let idHash = SecretHash.sha256Hex(id)
+        guard try await sessions.rotate(idHash: session.idHash, to: idHash, csrfToken: csrfToken, pendingStep: pendingStep) else { return nil }
+        let rotated = PortalSession(
+            idHash: idHash, officer: session.officer, csrfToken: csrfToken, createdAt: session.createdAt,
+            expiresAt: session.expiresAt, oidcTokens: session.oidcTokens, pendingStep: pendingStep
+        )
+        return (rotated, id)
+    }
+
     /// The fields of a submitted form.
     func form(_ request: Request) async throws -> [String: String] {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {

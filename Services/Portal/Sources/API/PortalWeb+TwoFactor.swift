@@ -20,11 +20,13 @@ extension PortalWeb {
         )
     }
 
-    /// Moves the session on to its next step and answers with where that is.
+    /// Moves the session on to its next step, under a new id (`rotate`), and answers with where that is.
     func advance(_ session: PortalSession) async throws -> Response {
         let step = try await nextStep(for: session.officer)
-        try await sessions.setPendingStep(idHash: session.idHash, step)
-        return redirect(step?.path ?? "/")
+        guard let rotated = try await rotate(session, pendingStep: step) else { return signInAgain(.ended) }
+        var response = redirect(step?.path ?? "/")
+        response.setCookie(cookies.session(rotated.cookie))
+        return response
     }
 
     // MARK: The code after the password
@@ -147,12 +149,14 @@ extension PortalWeb {
         try await recordAdministration(.totpEnrolled, by: current, target: name, detail: nil)
         logger.info("officer set up two-factor sign-in", metadata: ["officer": "\(name)"])
         let next = try await nextStep(for: current.officer)
-        try await sessions.setPendingStep(idHash: current.idHash, next)
+        guard let rotated = try await rotate(current, pendingStep: next) else { return signInAgain(.ended) }
         let language = language(request)
-        return pages.render(
-            "recovery-codes", language: language, title: language.accountTexts.recoveryCodesTitle, session: current,
+        var response = pages.render(
+            "recovery-codes", language: language, title: language.accountTexts.recoveryCodesTitle, session: rotated.session,
             values: ["codes": codes, "next": next?.path ?? "/"]
         )
+        response.setCookie(cookies.session(rotated.cookie))
+        return response
     }
 
     /// The set-up page: the QR code and the key of the session's secret (made on the first visit, kept sealed in the

@@ -5,15 +5,6 @@ import SQLKit
 
 /// What the officer administration and the password change do to sessions.
 extension SessionStore {
-    /// The session has finished its step (or must take `step` next).
-    public func setPendingStep(idHash: String, _ step: SessionStep?) async throws {
-        try await database.withConnection { connection in
-            try await connection.raw("""
-                UPDATE portal_sessions SET pending_step = \(bind: step?.rawValue) WHERE id_hash = \(bind: idHash)
-                """).run()
-        }
-    }
-
     /// Gives every session of a local account its new roles at once: a role taken away is gone from the next request
     /// on, and a supervisor who changes their own roles stays signed in.
     public func setRoles(localOfficer name: String, _ roles: Set<String>) async throws {

@@ -8,7 +8,7 @@ public struct LemonDeviceRules: Sendable {
     /// Bytes of the decrypted pre-master secret (TLS-like).
     public static let preMasterSecretBytes = 48
     /// How far `plainTextData`'s time may be from the server's: the window in which a captured request could be
-    /// replayed, were its seed not also refused a second time (`LemonDeviceStore`).
+    /// replayed, were every seed accepted within it not also refused a second time (`LemonDeviceStore`).
     public static let signatureWindow: TimeInterval = 300
     /// Push tokens: 5 to 500 characters (seed).
     public static let pushTokenLength = 5...500
@@ -78,11 +78,13 @@ public struct LemonDeviceRules: Sendable {
     }
 
     /// `plainTextData` is `<request seed>:<unix seconds>`: it binds the signature to this request's seed and to a time
-    /// near the server's, so that an old signed text cannot open a new session.
-    public static func checkSignedText(_ credentials: LemonDeviceCredentials, now: Date) throws(LemonRejection) {
+    /// near the server's, so that an old signed text cannot open a new session. Returns the signed time.
+    @discardableResult
+    public static func checkSignedText(_ credentials: LemonDeviceCredentials, now: Date) throws(LemonRejection) -> Int64 {
         let parts = credentials.plainTextData.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0] == credentials.seedText, let seconds = Int64(parts[1]),
               abs(TimeInterval(seconds) - now.timeIntervalSince1970) <= signatureWindow
         else { throw .unauthorized("The signed text must be the request's seed and the current time.") }
+        return seconds
     }
 }

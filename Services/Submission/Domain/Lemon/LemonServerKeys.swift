@@ -27,6 +27,16 @@ public struct LemonServerKeys: Sendable {
         LemonSessionKeySealer(serverKeyDER: encryptionDER)
     }
 
+    /// What seals the devices' push tokens at rest and indexes them for uniqueness.
+    public var pushTokenSealer: LemonPushTokenSealer {
+        LemonPushTokenSealer(serverKeyDER: encryptionDER)
+    }
+
+    /// The keyed digest of a device's survey count per day.
+    public func surveyQuota(limit: Int) -> LemonSurveyQuota {
+        LemonSurveyQuota(serverKeyDER: encryptionDER, limit: limit)
+    }
+
     /// The 48-byte pre-master secret, or unauthorized (seed: 401) for anything that does not decrypt to one.
     public func preMasterSecret(_ encrypted: [UInt8]) throws(LemonRejection) -> [UInt8] {
         let secret: Data

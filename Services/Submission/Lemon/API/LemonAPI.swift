@@ -15,6 +15,8 @@ struct LemonAPI: APIProtocol {
     let tokens: LemonAccessTokens
     let devices: LemonDeviceStore
     let surveys: LemonSurveyStore
+    /// Surveys per device and day (`LEMON_SURVEYS_PER_DEVICE_DAY`), counted apart from the surveys.
+    let surveyQuota: LemonSurveyQuotaStore
     let statistics: LemonStatisticsStore
     /// What the statistics answers name as their source.
     let statisticsSource: (name: String, url: String)
@@ -78,16 +80,16 @@ struct LemonAPI: APIProtocol {
         let secret = try serverKeys.preMasterSecret(credentials.encryptedPreMasterSecret)
         let now = environment.clock.now()
         guard key.verifies(credentials.signature, over: credentials.plainTextData) else { throw LemonRejection.unauthorized("The signature is invalid.") }
-        try LemonDeviceRules.checkSignedText(credentials, now: now)
+        let signedAt = try LemonDeviceRules.checkSignedText(credentials, now: now)
         let id = UUID(uuid: Self.uuidBytes(environment.random)).uuidString.lowercased()
         let outcome = try await devices.register(
             id: id, appId: appIdHasher.hash(credentials.appId), publicKey: key.der, operatingSystem: system.rawValue,
-            language: credentials.language, pushToken: pushToken, seedDigest: SecretHash.sha256Hex(credentials.seedText), now: now
+            language: credentials.language, pushToken: pushToken,
+            seed: .init(digest: SecretHash.sha256Hex(credentials.seedText), signedAt: signedAt), now: now
         )
         switch outcome {
         case .registered: return (id, Opening(credentials: credentials, preMasterSecret: secret))
         case .appIdTaken: throw LemonRejection.unauthorized("The AppId is already registered.")
-        case .pushTokenTaken: throw LemonRejection.unauthorized("The push token belongs to another device.")
         }
     }
 
@@ -100,17 +102,19 @@ struct LemonAPI: APIProtocol {
         guard !device.lockout.isLocked(now: now) else { throw LemonRejection.unauthorized("The AppId is locked; try again later.") }
         guard device.active else { throw LemonRejection.unauthorized("The device is deactivated.") }
         let secret: [UInt8]
+        let signedAt: Int64
         do {
             secret = try serverKeys.preMasterSecret(credentials.encryptedPreMasterSecret)
             let key = try LemonDeviceKey(der: device.publicKey)
             guard key.verifies(credentials.signature, over: credentials.plainTextData) else { throw refused }
-            try LemonDeviceRules.checkSignedText(credentials, now: now)
+            signedAt = try LemonDeviceRules.checkSignedText(credentials, now: now)
         } catch {
             try await devices.recordFailure(id: device.id, now: now)
             throw error
         }
-        guard try await devices.recordSuccess(id: device.id, seedDigest: SecretHash.sha256Hex(credentials.seedText), language: credentials.language) else {
-            // The same signed request a second time: a replay.
+        let seed = LemonDeviceStore.SignedSeed(digest: SecretHash.sha256Hex(credentials.seedText), signedAt: signedAt)
+        guard try await devices.recordSuccess(id: device.id, seed: seed, language: credentials.language, now: now) else {
+            // A signed request accepted before, however many came after it: a replay.
             throw refused
         }
         return (device.id, Opening(credentials: credentials, preMasterSecret: secret))
@@ -166,9 +170,8 @@ struct LemonAPI: APIProtocol {
             throw error.apiError
         }
         guard let token = sent else { throw LemonRejection.invalid("The push token is missing.").apiError }
-        guard try await devices.setPushToken(id: id, token) else {
-            throw APIError.unauthorized("The push token belongs to another device.")
-        }
+        // A token another device holds moves here: no answer says whether a token is registered.
+        try await devices.setPushToken(id: id, token)
         return .created(Self.empty(201))
     }
 
@@ -215,7 +218,7 @@ struct LemonAPI: APIProtocol {
     // MARK: Surveys
 
     func submitSurvey(_ input: Operations.submitSurvey.Input) async throws -> Operations.submitSurvey.Output {
-        _ = try Self.device()
+        let device = try Self.device()
         guard case .json(let body)? = input.body else { throw APIError.badRequest("The survey is missing.", code: "invalid") }
         let request = LemonSurveyRequest(
             status: body.Status, positiveTestDate: body.PositiveTestDate, negativeTestDate: body.NegativeTestDate,
@@ -227,6 +230,11 @@ struct LemonAPI: APIProtocol {
             survey = try surveyValidator.validate(request, now: environment.clock.now())
         } catch {
             throw error.apiError
+        }
+        // One device alone must not fill a cell of the aggregates: counted under a keyed hash of device and day, in a
+        // table apart (`LemonSurveyQuotaStore`); the device id goes no further.
+        guard try await surveyQuota.take(deviceID: device, day: survey.submittedDay) else {
+            throw LemonRejection(.rateLimited, "This device has sent as many surveys as it may today; try again tomorrow.").apiError
         }
         // A random id: nothing in the row, its key included, follows from the device or the order of arrival.
         try await surveys.insert(survey, id: environment.random.bytes(count: 16).hexString)

@@ -13,11 +13,17 @@ import SubmissionDomain
 ///    become `{"data": null, "meta": {…}}`, and a success whose `data` or `meta.message` the generated encoder left
 ///    out (it omits nil) gets them as null;
 /// 4. with `LEMON_PAYLOAD_ENCRYPTION`, after the token is checked, the body is opened with the session's keys (MAC
-///    first) and every answer, errors included, is sealed with a fresh IV (`LemonPayloadCipher`). Answers before the
-///    token is checked (401) and those of `POST /api/v1/devices` cannot be: there are no keys yet.
+///    first, bound to the method and target) and every answer, errors included, is sealed with a fresh IV
+///    (`LemonPayloadCipher`). Every request but a GET must carry a sealed body, an empty plaintext when the operation
+///    has none: a token alone (stolen, or from a replayed authentication) then changes nothing. A GET changes nothing
+///    and its answer is sealed, so it may come without a body (the apps' HTTP clients send none with a GET). Answers
+///    before the token is checked (401) and those of `POST /api/v1/devices` cannot be sealed: there are no keys yet.
+/// 5. a deactivated device's token reaches only `setDeviceActive` and `deleteDevice`.
 struct LemonEnvelopeMiddleware: ServerMiddleware {
     /// Operations a device reaches without a JWT.
     static let open: Set<String> = ["postDevice"]
+    /// What a deactivated device's token still reaches: turning itself on again, and erasing itself.
+    static let whileDeactivated: Set<String> = ["setDeviceActive", "deleteDevice"]
     /// Operations that answer in PascalCase (`Data`, `Meta`).
     static let pascalCase: Set<String> = ["getStatistics", "getGoogleStatistics"]
 
@@ -45,6 +51,9 @@ struct LemonEnvelopeMiddleware: ServerMiddleware {
                 // A deleted device's tokens die with it.
                 let session = try await devices.session(id: id)
                 guard session.exists else { throw LemonRejection.unauthorized("A valid access token is required.") }
+                guard session.active || Self.whileDeactivated.contains(operationID) else {
+                    throw LemonRejection.unauthorized("The device is deactivated.")
+                }
                 if payloadEncryption {
                     guard let keys = session.keys else { throw LemonRejection.unauthorized("Authenticate again to open an encrypted session.") }
                     cipher = LemonPayloadCipher(material: keys)
@@ -53,27 +62,30 @@ struct LemonEnvelopeMiddleware: ServerMiddleware {
             }
             var request = request
             var body = body
+            var bytes: [UInt8]?
             if let sent = body {
-                var bytes: [UInt8]
                 do {
                     bytes = try await [UInt8](collecting: sent, upTo: maxBodyBytes)
                 } catch {
                     throw LemonRejection.invalid("The request body is too large.")
                 }
-                // A request without a body (a GET) comes with an empty one: nothing to open.
-                if let cipher, !bytes.isEmpty {
-                    bytes = try cipher.open(String(decoding: bytes, as: UTF8.self))
-                    // What the generated decoder expects, whatever the sealed body was sent as.
-                    request.headerFields[.contentType] = "application/json"
-                }
+            }
+            // A GET comes with no body or an empty one: nothing to open. Any other request must bring a sealed one.
+            if let cipher, !(request.method == .get && (bytes ?? []).isEmpty) {
+                let sealed = String(decoding: bytes ?? [], as: UTF8.self)
+                bytes = try cipher.openRequest(sealed, method: request.method.rawValue, target: request.path ?? "")
+                // What the generated decoder expects, whatever the sealed body was sent as.
+                request.headerFields[.contentType] = "application/json"
+            }
+            if var sent = bytes {
                 if let casing = LemonKeyCasing.byOperation[operationID] {
                     do {
-                        bytes = try casing.canonicalize(bytes)
+                        sent = try casing.canonicalize(sent)
                     } catch {
                         throw LemonRejection.invalid("A field is sent twice.")
                     }
                 }
-                body = HTTPBody(bytes)
+                body = HTTPBody(sent)
             }
             let (response, responseBody) = try await LemonSession.$deviceID.withValue(deviceID) { [request, body] in
                 try await next(request, body, metadata)

@@ -7,5 +7,4 @@ struct LemonDeviceRecord: Sendable {
     let publicKey: Data
     let active: Bool
     let lockout: LemonLockout
-    let lastSeedDigest: String?
 }

@@ -4,34 +4,43 @@ import SQLKit
 import SubmissionDomain
 
 /// `lemon_devices`: one row per registered device, found by the keyed hash of its AppId or by its id (the JWT's
-/// subject). Push tokens are stored as sent (the server must be able to push) and never logged. Payload session keys
-/// are stored sealed and bound to the row (`LemonSessionKeySealer`).
+/// subject). Payload session keys and push tokens are stored sealed and bound to the row (`LemonSessionKeySealer`,
+/// `LemonPushTokenSealer`); push tokens are found by their keyed hash. `lemon_accepted_seeds` keeps the seeds of the
+/// authentications each device was accepted with, so that no signed request is accepted twice.
 struct LemonDeviceStore: Sendable {
     let database: Database
     let sealer: LemonSessionKeySealer
+    let pushTokens: LemonPushTokenSealer
 
     enum Registration: Sendable, Equatable {
         case registered
         case appIdTaken
-        case pushTokenTaken
     }
 
-    /// Inserts a new device unless its AppId (or push token) is already held.
+    /// A signed device request: the SHA-256 of its seed, and the time it was signed (unix seconds).
+    struct SignedSeed: Sendable {
+        let digest: String
+        let signedAt: Int64
+    }
+
+    /// Inserts a new device unless its AppId is already held. A push token another device holds moves to the new one
+    /// (`movePushToken`).
     func register(
         id: String, appId: KeyedSecretHash, publicKey: Data, operatingSystem: String, language: String?, pushToken: String?,
-        seedDigest: String, now: Date
+        seed: SignedSeed, now: Date
     ) async throws -> Registration {
-        try await database.withConnection { connection in
+        try await database.transaction { connection in
             let inserted = try await connection.raw("""
-                INSERT INTO lemon_devices (id, app_id_hash, app_id_key, public_key, operating_system, language, push_token, active,
-                    failed_attempts, locked_until, last_seed_digest, registered_at)
+                INSERT INTO lemon_devices (id, app_id_hash, app_id_key, public_key, operating_system, language, active,
+                    failed_attempts, locked_until, registered_at)
                 VALUES (\(bind: id), \(bind: appId.hash), \(bind: appId.keyID), \(bind: publicKey), \(bind: operatingSystem), \(bind: language),
-                    \(bind: pushToken), \(bind: true), 0, NULL, \(bind: seedDigest), \(bind: now.epochSeconds))
+                    \(bind: true), 0, NULL, \(bind: now.epochSeconds))
                 ON CONFLICT DO NOTHING RETURNING id
                 """).all()
-            if !inserted.isEmpty { return .registered }
-            let holder = try await connection.raw("SELECT id FROM lemon_devices WHERE app_id_hash = \(bind: appId.hash)").first()
-            return holder == nil ? .pushTokenTaken : .appIdTaken
+            guard !inserted.isEmpty else { return .appIdTaken }
+            try await Self.insert(seed, device: id, on: connection)
+            if let pushToken { try await movePushToken(pushToken, to: id, on: connection) }
+            return .registered
         }
     }
 
@@ -40,7 +49,7 @@ struct LemonDeviceStore: Sendable {
         try await database.withConnection { connection in
             for candidate in candidates {
                 let row = try await connection.raw("""
-                    SELECT id, public_key, active, failed_attempts, locked_until, last_seed_digest FROM lemon_devices
+                    SELECT id, public_key, active, failed_attempts, locked_until FROM lemon_devices
                     WHERE app_id_hash = \(bind: candidate.hash) AND app_id_key = \(bind: candidate.keyID)
                     """).first()
                 if let row {
@@ -51,8 +60,7 @@ struct LemonDeviceStore: Sendable {
                         lockout: LemonLockout(
                             failures: try row.decode(column: "failed_attempts", as: Int.self),
                             lockedUntil: try row.decode(column: "locked_until", as: Int64?.self)
-                        ),
-                        lastSeedDigest: try row.decode(column: "last_seed_digest", as: String?.self)
+                        )
                     )
                 }
             }
@@ -75,28 +83,43 @@ struct LemonDeviceStore: Sendable {
         }
     }
 
-    /// Records a successful authentication: the count starts again, and the seed is remembered so that the same
-    /// signed request is not accepted twice. False when another request with the same seed got there first.
-    func recordSuccess(id: String, seedDigest: String, language: String?) async throws -> Bool {
-        try await database.withConnection { connection in
+    /// Records a successful authentication: the count starts again, and its seed is remembered, so that the same
+    /// signed request is never accepted again, whatever other requests came in between. Seeds signed longer ago than
+    /// twice the signature window are forgotten: a request that old is refused by its time. False when the seed was
+    /// accepted before (a replay, or another request with the same seed got there first).
+    func recordSuccess(id: String, seed: SignedSeed, language: String?, now: Date) async throws -> Bool {
+        let forgetBefore = now.epochSeconds - 2 * Int64(LemonDeviceRules.signatureWindow)
+        return try await database.transaction { connection in
             try await connection.raw("""
-                UPDATE lemon_devices SET failed_attempts = 0, last_seed_digest = \(bind: seedDigest),
-                    language = COALESCE(\(bind: language), language)
-                WHERE id = \(bind: id) AND (last_seed_digest IS NULL OR last_seed_digest <> \(bind: seedDigest))
-                RETURNING id
-                """).all().count == 1
+                DELETE FROM lemon_accepted_seeds WHERE device_id = \(bind: id) AND signed_at < \(bind: forgetBefore)
+                """).run()
+            guard try await Self.insert(seed, device: id, on: connection) else { return false }
+            try await connection.raw("""
+                UPDATE lemon_devices SET failed_attempts = 0, language = COALESCE(\(bind: language), language) WHERE id = \(bind: id)
+                """).run()
+            return true
         }
     }
 
-    /// Whether the device of a token still exists, and the keys of its latest session (payload encryption): nil when
-    /// none are kept, or when the sealed keys in the row were not sealed for this device (a row copied or swapped).
-    func session(id: String) async throws -> (exists: Bool, keys: [UInt8]?) {
+    /// Remembers an accepted seed; false when the device was accepted with it before.
+    @discardableResult
+    private static func insert(_ seed: SignedSeed, device id: String, on connection: any SQLDatabase) async throws -> Bool {
+        try await connection.raw("""
+            INSERT INTO lemon_accepted_seeds (device_id, seed_digest, signed_at) VALUES (\(bind: id), \(bind: seed.digest), \(bind: seed.signedAt))
+            ON CONFLICT DO NOTHING RETURNING device_id
+            """).all().count == 1
+    }
+
+    /// What a token's request needs of its device: whether it still exists, whether it is active, and the keys of its
+    /// latest session (payload encryption): nil when none are kept, or when the sealed keys in the row were not sealed
+    /// for this device (a row copied or swapped).
+    func session(id: String) async throws -> (exists: Bool, active: Bool, keys: [UInt8]?) {
         try await database.withConnection { connection in
-            guard let row = try await connection.raw("SELECT session_keys FROM lemon_devices WHERE id = \(bind: id)").first() else {
-                return (false, nil)
+            guard let row = try await connection.raw("SELECT active, session_keys FROM lemon_devices WHERE id = \(bind: id)").first() else {
+                return (false, false, nil)
             }
             let sealed = try row.decode(column: "session_keys", as: Data?.self)
-            return (true, sealed.flatMap { sealer.open(Array($0), deviceID: id) })
+            return (true, try row.decode(column: "active", as: Bool.self), sealed.flatMap { sealer.open(Array($0), deviceID: id) })
         }
     }
 
@@ -108,8 +131,10 @@ struct LemonDeviceStore: Sendable {
         }
     }
 
+    /// Removes the device and the seeds it was accepted with.
     func delete(id: String) async throws {
-        try await database.withConnection { connection in
+        try await database.transaction { connection in
+            try await connection.raw("DELETE FROM lemon_accepted_seeds WHERE device_id = \(bind: id)").run()
             try await connection.raw("DELETE FROM lemon_devices WHERE id = \(bind: id)").run()
         }
     }
@@ -117,29 +142,6 @@ struct LemonDeviceStore: Sendable {
     func setActive(id: String, _ active: Bool) async throws {
         try await database.withConnection { connection in
             try await connection.raw("UPDATE lemon_devices SET active = \(bind: active) WHERE id = \(bind: id)").run()
-        }
-    }
-
-    /// Sets the device's push token; false when another device holds it (tokens are unique).
-    func setPushToken(id: String, _ token: String) async throws -> Bool {
-        try await database.withConnection { connection in
-            if let holder = try await connection.raw("SELECT id FROM lemon_devices WHERE push_token = \(bind: token)").first() {
-                return try holder.decode(column: "id", as: String.self) == id
-            }
-            do {
-                try await connection.raw("UPDATE lemon_devices SET push_token = \(bind: token) WHERE id = \(bind: id)").run()
-                return true
-            } catch {
-                // Another device took it between the two statements: the unique index decided.
-                if try await connection.raw("SELECT id FROM lemon_devices WHERE push_token = \(bind: token)").first() != nil { return false }
-                throw error
-            }
-        }
-    }
-
-    func clearPushToken(id: String) async throws {
-        try await database.withConnection { connection in
-            try await connection.raw("UPDATE lemon_devices SET push_token = NULL WHERE id = \(bind: id)").run()
         }
     }
 }

@@ -156,6 +156,44 @@ enum SubmissionMigrations {
             // device opens a new session at its next authentication, as it does every hour when its JWT runs out.
             ["UPDATE lemon_devices SET session_keys = NULL"]
         }),
+        Migration(version: 12, name: "remember every LEMON authentication accepted within the clock skew", statements: { dialect in
+            let now = dialect == .postgres ? "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)" : "CAST(strftime('%s', 'now') AS INTEGER)"
+            return [
+                // One row per seed a device authenticated with (SHA-256), and the time its request was signed: a
+                // signed request is accepted once, whatever came after it (`LemonDeviceStore.recordSuccess`). Rows older than
+                // twice the signature window are deleted: a request that old is refused by its time anyway.
+                """
+                CREATE TABLE lemon_accepted_seeds (
+                    device_id TEXT NOT NULL,
+                    seed_digest TEXT NOT NULL,
+                    signed_at BIGINT NOT NULL,
+                    PRIMARY KEY (device_id, seed_digest)
+                )
+                """,
+                // The last seed each device was seen with stays refused; `last_seed_digest` is no longer read.
+                """
+                INSERT INTO lemon_accepted_seeds (device_id, seed_digest, signed_at)
+                SELECT id, last_seed_digest, \(now) FROM lemon_devices WHERE last_seed_digest IS NOT NULL
+                """,
+                "UPDATE lemon_devices SET last_seed_digest = NULL",
+            ]
+        }),
+        Migration(version: 13, name: "keep LEMON push tokens sealed and count surveys per device and day", statements: { dialect in
+            let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
+            return [
+                // The push token sealed to its device (`LemonPushTokenSealer`) and its keyed hash, the unique index.
+                // Tokens stored before in `push_token` cannot be sealed here (the key is not the database's): each
+                // replica seals what is left at start-up (`LemonDeviceStore.sealStoredPushTokens`) and empties the
+                // column, which is no longer written.
+                "ALTER TABLE lemon_devices ADD COLUMN push_token_index TEXT",
+                "ALTER TABLE lemon_devices ADD COLUMN sealed_push_token \(bytes)",
+                "CREATE UNIQUE INDEX lemon_devices_push_token_index ON lemon_devices (push_token_index)",
+                // Surveys per device and day (`LemonSurveyQuota`) under a keyed hash of both: no device id and no
+                // survey id; rows of past days are deleted.
+                "CREATE TABLE lemon_survey_quota (counter TEXT PRIMARY KEY, day TEXT NOT NULL, surveys INTEGER NOT NULL)",
+                "CREATE INDEX lemon_survey_quota_day ON lemon_survey_quota (day)",
+            ]
+        }),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }
