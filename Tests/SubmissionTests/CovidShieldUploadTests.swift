@@ -206,3 +206,35 @@ extension CovidShieldUploadTests {
         ]])
     }
 }
+
+extension CovidShieldUploadTests {
+    /// Issue #58, item 4: the server's public key is no bearer credential. An upload sealed under an app key that never
+    /// claimed the pair (a stranger's, or another claimant's own), or under a malformed one, is refused exactly as an
+    /// unknown pair (401 INVALID_KEYPAIR), stores and charges nothing, and the claimant's own uploads still work.
+    @Test(arguments: TestDatabase.all)
+    func anUploadUnderAnotherAppKeyThanTheClaimsIsAnUnknownPair(kind: TestDatabase) async throws {
+        try await SubmissionHarness.runCovidShield(kind) { harness in
+            let pair = try await harness.claimPair()
+            let unknown = try await harness.upload(CovidShieldWire.sealed(
+                CovidShieldWire.upload([CovidShieldWire.key(1, rollingStart: Self.yesterday)], timestamp: harness.nowSeconds),
+                serverKey: pair.server, app: pair.app, sentServerKey: SystemRandomSource().bytes(count: 32)))
+            let stranger = try CryptoBox.keyPair(using: SystemRandomSource())
+            let strangers = try await harness.upload([CovidShieldWire.key(1, rollingStart: Self.yesterday)], to: (stranger, pair.server))
+            // Another app with a pair of its own cannot use this one either.
+            let other = try await harness.claimPair()
+            let othersKey = try await harness.upload([CovidShieldWire.key(2, rollingStart: Self.yesterday)], to: (other.app, pair.server))
+            for response in [strangers, othersKey] {
+                #expect(response.status == unknown.status && response.body == unknown.body)
+                #expect(response.status == 401 && response.body == [0x08, 0x02])
+            }
+            #expect(try await harness.storedCount() == 0)
+            // The claimant's own key works, its whole budget left.
+            #expect(try await harness.upload([CovidShieldWire.key(3, rollingStart: Self.yesterday)], to: pair).body == [0x08, 0x00])
+            #expect(try await harness.upload([CovidShieldWire.key(4, rollingStart: Self.yesterday)], to: other).body == [0x08, 0x00])
+            let remaining = try await harness.database.withConnection {
+                try await $0.raw("SELECT keys_remaining FROM covidshield_key_pairs").all().map { try $0.decode(column: "keys_remaining", as: Int.self) }
+            }
+            #expect(remaining == [27, 27])
+        }
+    }
+}

@@ -52,8 +52,9 @@ import Testing
             let event = try await harness.submit(body, tan: eventTAN)
             #expect(event.status == 403)
             #expect(event.json["error"] as? String == "event_tan")
-            // Refused before anything was stored, and given back unspent: an event TAN stays good for a host warning.
-            #expect(harness.verification.callCount("reserve") == 2 && harness.verification.callCount("release") == 1)
+            // Refused before anything was stored, and given back unspent: an event TAN stays good for a host warning. (The
+            // unknown TAN's upload released a random key, as a foreign TAN's releases its reservation: one timing.)
+            #expect(harness.verification.callCount("reserve") == 2 && harness.verification.callCount("release") == 2)
             #expect(harness.verification.callCount("confirm") == 0)
             #expect(!harness.verification.isSpent(eventTAN) && !harness.verification.isReserved(eventTAN))
             #expect(try await harness.storedCount() == 0)

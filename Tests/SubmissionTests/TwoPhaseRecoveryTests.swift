@@ -37,11 +37,11 @@ import Testing
         let keys = try validator.validate(try validator.parse(upload.body), now: stack.clock.now()).keys
         let reservation = RedemptionKeyDeriver(secret: secret).key(for: upload.tan, keys: keys)
         let reservations = Self.reservations(stack)
-        #expect(try await reservations.reserve(tan: upload.tan, key: reservation) == .reserved(forEvent: false))
+        #expect(try await reservations.reserve(tan: upload.tan, key: reservation) == .reserved(TANOrigin(source: .guid)))
         if step == .reserving { return }
         _ = try await stack.store.storePending(keys, padding: [], reservation: reservation, submittedAt: stack.clock.now())
         if step == .storing { return }
-        #expect(try await reservations.confirm(key: reservation))
+        #expect(try await reservations.confirm(key: reservation) == TANOrigin(source: .guid))
     }
 
     static func reservations(_ stack: RealVerificationStack) -> TANReservations {

@@ -18,6 +18,8 @@ final class VerificationStandIn: @unchecked Sendable {
     /// One issued TAN.
     private struct TAN {
         let teleTANType: String?
+        /// What verification says the TAN was issued for: `source` and `region`, as JSON members.
+        var origin = #""source":"GUID""#
         var holder: String?
         var spent = false
     }
@@ -48,10 +50,12 @@ final class VerificationStandIn: @unchecked Sendable {
     /// While set, failed PIN redemptions are answered 429 (verification's throttle).
     private var throttlePINs = false
 
-    /// A new TAN that verification will let one upload spend.
-    func issue(teleTANType: String? = nil) -> String {
+    /// A new TAN that verification will let one upload spend; `origin` (JSON members, e.g. `"source":"PROTEGO",
+    /// "region":"PL"`) says what it was issued for, a registered test (or a teleTAN, with a type) unless told.
+    func issue(teleTANType: String? = nil, origin: String? = nil) -> String {
         let tan = Codes.uuidV4(using: SystemRandomSource())
-        lock.withLock { tans[tan] = TAN(teleTANType: teleTANType) }
+        let origin = origin ?? (teleTANType == nil ? #""source":"GUID""# : #""source":"TELETAN""#)
+        lock.withLock { tans[tan] = TAN(teleTANType: teleTANType, origin: origin) }
         return tan
     }
 
@@ -134,7 +138,9 @@ final class VerificationStandIn: @unchecked Sendable {
                 let tans = body["tans"] as? [String] ?? []
                 json = #"{"outcomes":["# + zip(tans, keys).map { reserve($0, key: $1) }.joined(separator: ",") + "]}"
             case "confirm":
-                json = #"{"outcomes":["# + keys.map { #""\#(confirm($0) ? "confirmed" : "lapsed")""# }.joined(separator: ",") + "]}"
+                let confirmed = keys.map { confirm($0) }
+                json = #"{"outcomes":["# + confirmed.map { #""\#($0 == nil ? "lapsed" : "confirmed")""# }.joined(separator: ",")
+                    + #"],"origins":["# + confirmed.map { "{\($0 ?? "")}" }.joined(separator: ",") + "]}"
             default:
                 json = #"{"outcomes":["# + keys.map { #""\#(release($0))""# }.joined(separator: ",") + "]}"
             }
@@ -171,14 +177,14 @@ final class VerificationStandIn: @unchecked Sendable {
             return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
         }
         let tan = Codes.uuidV4(using: SystemRandomSource())
-        tans[tan] = TAN(teleTANType: nil)
+        tans[tan] = TAN(teleTANType: nil, origin: #""source":"PROTEGO","region":"PL""#)
         let json = #"{"region":"PL","issuedAt":1591016400,"uploadToken":"\#(tan)"}"#
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 
     private func reserve(_ tan: String, key: String) -> String {
         guard var entry = tans[tan] else { return #"{"outcome":"refused"}"# }
-        let type = entry.teleTANType.map { #","teleTanType":"\#($0)""# } ?? ""
+        let type = (entry.teleTANType.map { #","teleTanType":"\#($0)""# } ?? "") + "," + entry.origin
         if entry.spent { return entry.holder == key ? #"{"outcome":"confirmed"\#(type)}"# : #"{"outcome":"refused"}"# }
         if let holder = entry.holder, holder != key { return #"{"outcome":"busy","retryAfterSeconds":180}"# }
         entry.holder = key
@@ -186,10 +192,11 @@ final class VerificationStandIn: @unchecked Sendable {
         return #"{"outcome":"reserved"\#(type)}"#
     }
 
-    private func confirm(_ key: String) -> Bool {
-        guard let (tan, entry) = tans.first(where: { $0.value.holder == key }) else { return false }
+    /// The spent TAN's origin members, or nil when the key holds none.
+    private func confirm(_ key: String) -> String? {
+        guard let (tan, entry) = tans.first(where: { $0.value.holder == key }) else { return nil }
         tans[tan]?.spent = true
-        return entry.holder == key
+        return entry.origin
     }
 
     private func release(_ key: String) -> String {

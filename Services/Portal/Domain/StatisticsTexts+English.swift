@@ -22,6 +22,7 @@ extension StatisticsTexts {
         figures: [
             "teletans_issued": "teleTANs issued",
             "teletans_issued_by_officer": "teleTANs issued by officer",
+            "codes_issued_by_issuer": "Codes issued by health-authority systems",
             "registrations": "Tests registered by apps",
             "tans_issued": "TANs issued to apps",
             "tans_redeemed": "TANs redeemed by uploads",

@@ -22,6 +22,7 @@ extension StatisticsTexts {
         figures: [
             "teletans_issued": "Ausgegebene teleTANs",
             "teletans_issued_by_officer": "Ausgegebene teleTANs je Mitarbeiter:in",
+            "codes_issued_by_issuer": "Von Systemen der Gesundheitsbehörden ausgegebene Codes",
             "registrations": "Von Apps registrierte Tests",
             "tans_issued": "An Apps ausgegebene TANs",
             "tans_redeemed": "Durch Uploads eingelöste TANs",

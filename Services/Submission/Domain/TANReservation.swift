@@ -1,11 +1,10 @@
 /// What verification said when an upload asked to reserve its TAN (the first phase of the two-phase redemption:
 /// docs/reliability.md).
 public enum TANReservation: Sendable, Equatable {
-    /// The TAN is held for this upload until the lease runs out. `forEvent`: it came from an EVENT teleTAN, which
-    /// entitles a host warning, not key submission.
-    case reserved(forEvent: Bool)
+    /// The TAN is held for this upload until the lease runs out; what it was issued for.
+    case reserved(TANOrigin)
     /// The TAN was already spent by this same upload (same TAN, same keys): a repeat of one that succeeded.
-    case confirmed(forEvent: Bool)
+    case confirmed(TANOrigin)
     /// Another upload with this TAN holds it for `retryAfter` more.
     case busy(retryAfter: Duration)
     /// Unknown, expired, or spent by another upload.

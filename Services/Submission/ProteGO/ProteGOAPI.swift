@@ -58,7 +58,9 @@ struct ProteGOAPI: APIProtocol {
             metrics.upload(error.reason.rawValue, attestation: upload.hasDeviceAttestation)
             throw CallableError.invalidArgument(error.message)
         }
-        let outcome = await intake.upload(keys, tan: tan, now: now)
+        // Only a token minted from a PIN of this deployment's ProteGO region: a CWA TAN, or a token of another region,
+        // is answered as an unknown token.
+        let outcome = await intake.upload(keys, tan: tan, lane: .proteGO(region: validator.rules.region), now: now)
         switch outcome {
         case .stored(let inserted, _):
             metrics.upload("stored", attestation: upload.hasDeviceAttestation, keysStored: inserted)

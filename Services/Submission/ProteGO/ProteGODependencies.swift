@@ -17,7 +17,8 @@ public protocol ProteGOCodeRedeemer: Sendable {
     func redeem(pin: String) async throws -> PINRedemption
 }
 
-/// The service's shared key intake: the two-phase upload every family's keys go through (`KeyIntake`).
+/// The service's shared key intake: the two-phase upload every family's keys go through (`KeyIntake`). It spends
+/// only TANs of `lane`'s family and region, and answers any other as an unknown one.
 public protocol ProteGOKeyIntake: Sendable {
-    func upload(_ keys: [DiagnosisKey], tan: String, now: Date) async -> UploadOutcome
+    func upload(_ keys: [DiagnosisKey], tan: String, lane: UploadLane, now: Date) async -> UploadOutcome
 }

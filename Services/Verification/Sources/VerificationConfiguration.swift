@@ -43,6 +43,9 @@ public struct VerificationConfiguration: Sendable {
     /// (`ONE_TIME_CODE_FAILURES_PER_HOUR`), for all callers together, per code kind, in each replica.
     public var codeFailureBurst: Int
     public var codeFailuresPerHour: Int
+    /// Codes one issuer may issue through the issuer listener per clock hour (`ISSUER_CODES_PER_HOUR`, default 1000)
+    /// and per UTC day (`ISSUER_CODES_PER_DAY`, default 5000), shared by all replicas.
+    public var issuerRateLimit: IssuerRateLimit
     /// Proxies whose `X-Forwarded-For` is believed on the app listener (`TRUSTED_PROXIES`, addresses or CIDR ranges;
     /// default none: the connection's peer is the client).
     public var trustedProxies: [IPNetwork]
@@ -113,6 +116,10 @@ public struct VerificationConfiguration: Sendable {
         )
         codeFailureBurst = try settings.int("ONE_TIME_CODE_FAILURE_BURST", default: 30, in: 1...1_000_000)
         codeFailuresPerHour = try settings.int("ONE_TIME_CODE_FAILURES_PER_HOUR", default: 120, in: 1...100_000_000)
+        issuerRateLimit = IssuerRateLimit(
+            perHour: try settings.int("ISSUER_CODES_PER_HOUR", default: IssuerRateLimit().perHour, in: 1...1_000_000),
+            perDay: try settings.int("ISSUER_CODES_PER_DAY", default: IssuerRateLimit().perDay, in: 1...100_000_000)
+        )
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
         for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where try settings.raw(retired) != nil {

@@ -107,8 +107,8 @@ public enum VerificationService {
         issuerRouter.add(middleware: JSONErrorMiddleware())
         issuerRouter.addLivenessRoute()
         IssuerAPI(
-            issuers: IssuerStore(database: database), codes: codes, lifetimes: lifetimes, codesIssued: api.codesIssued,
-            clock: environment.clock, random: environment.random, logger: logger
+            issuers: IssuerStore(database: database), codes: codes, lifetimes: lifetimes, limit: configuration.issuerRateLimit,
+            codesIssued: api.codesIssued, statistics: statistics.counter, clock: environment.clock, random: environment.random, logger: logger
         ).register(on: issuerRouter)
 
         let retention = VerificationRetention(database: database, lifetimes: lifetimes, rateLimitWindow: configuration.teleTANRateLimit.window)

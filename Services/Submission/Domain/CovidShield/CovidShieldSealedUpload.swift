@@ -11,6 +11,8 @@ public struct CovidShieldSealedUpload: Sendable {
     static let nonceBytes = 24
 
     public let serverPublicKey: [UInt8]
+    /// The app key the upload is sealed under, as sent (its length is checked after the pair is looked up).
+    public var appPublicKey: [UInt8] { Array(request.appPublicKey) }
     let request: Covidshield_EncryptedUploadRequest
 
     /// Parses a body (`tooLarge` when more than `maxBytes` were sent) and checks the server key's length: what the

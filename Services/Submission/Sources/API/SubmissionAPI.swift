@@ -73,7 +73,7 @@ struct SubmissionAPI: APIProtocol {
         } catch {
             return (SubmissionTally(outcome: .invalidPayload), .badRequest(error.message, code: error.reason.rawValue))
         }
-        switch await intake.upload(submission.keys, tan: tan, now: now) {
+        switch await intake.upload(submission.keys, tan: tan, lane: .coronaWarnApp, now: now) {
         case .stored(let inserted, let paddingInserted):
             var dropped = submission.dropped
             dropped[.alreadyStored, default: 0] += submission.keys.count - inserted

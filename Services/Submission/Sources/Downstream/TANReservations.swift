@@ -23,7 +23,7 @@ struct TANReservations: Sendable {
 
     private let requests: Requests
     private let reservations: RequestBatcher<Reservation, TANReservation>
-    private let confirmations: RequestBatcher<String, Bool>
+    private let confirmations: RequestBatcher<String, TANOrigin?>
 
     init(baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger) {
         let requests = Requests(
@@ -49,9 +49,9 @@ struct TANReservations: Sendable {
         try await reservations.value(for: Reservation(tan: tan, key: key))
     }
 
-    /// Spends the TAN the upload's reservation holds: true when it is spent by this upload (now or before), false
-    /// when the lease ran out or the reservation was released first (nothing spent).
-    func confirm(key: String) async throws -> Bool {
+    /// Spends the TAN the upload's reservation holds: what the TAN was issued for when it is spent by this upload (now
+    /// or before), nil when the lease ran out or the reservation was released first (nothing spent).
+    func confirm(key: String) async throws -> TANOrigin? {
         try await confirmations.value(for: key)
     }
 
@@ -91,23 +91,35 @@ extension TANReservations {
             guard case .ok(let ok) = output else { throw call.unexpected(status: status) }
             let outcomes = try ok.body.json.outcomes
             guard outcomes.count == batch.count else { throw call.unfitting() }
-            return outcomes.map { answer in
-                let forEvent = answer.teleTanType == .EVENT
+            return try outcomes.map { answer in
                 switch answer.outcome {
-                case .reserved: return .reserved(forEvent: forEvent)
-                case .confirmed: return .confirmed(forEvent: forEvent)
+                case .reserved: return .reserved(try origin(answer.source, region: answer.region, teleTANType: answer.teleTanType))
+                case .confirmed: return .confirmed(try origin(answer.source, region: answer.region, teleTANType: answer.teleTanType))
                 case .busy: return .busy(retryAfter: .seconds(max(0, answer.retryAfterSeconds ?? 0)))
                 case .refused: return .refused
                 }
             }
         }
 
-        func confirm(_ keys: [String]) async throws -> [Bool] {
+        func confirm(_ keys: [String]) async throws -> [TANOrigin?] {
             let (output, status) = try await call.send { try await client.confirmTans(body: .json(.init(reservationKeys: keys))) }
             guard case .ok(let ok) = output else { throw call.unexpected(status: status) }
-            let outcomes = try ok.body.json.outcomes
-            guard outcomes.count == keys.count else { throw call.unfitting() }
-            return outcomes.map { $0 == .confirmed }
+            let answer = try ok.body.json
+            let origins = answer.origins ?? []
+            guard answer.outcomes.count == keys.count, origins.count == keys.count else { throw call.unfitting() }
+            return try zip(answer.outcomes, origins).map { outcome, origin in
+                outcome == .confirmed ? try self.origin(origin.source, region: origin.region, teleTANType: nil) : nil
+            }
+        }
+
+        /// What a held or spent TAN was issued for. An answer without its source (a verification of before the
+        /// families were bound) is of no use: an upload never spends a TAN whose family it cannot judge.
+        private func origin(
+            _ source: VerificationClient.Components.Schemas.TanSource?, region: String?,
+            teleTANType: VerificationClient.Components.Schemas.TeleTanType?
+        ) throws -> TANOrigin {
+            guard let source, let known = TANOrigin.Source(rawValue: source.rawValue) else { throw call.unfitting() }
+            return TANOrigin(source: known, region: region, isEvent: teleTANType == .EVENT)
         }
 
         func release(_ keys: [String], expiredOnly: Bool) async throws -> [TANReleaseOutcome] {

@@ -28,13 +28,14 @@ struct KeyIntake: Sendable {
     let padding: KeyPadding
     let environment: ServiceEnvironment
 
-    /// Uploads validated keys with `tan` (a lower-case UUID v4).
-    func upload(_ keys: [DiagnosisKey], tan: String, now: Date) async -> UploadOutcome {
+    /// Uploads validated keys with `tan` (a lower-case UUID v4) on `lane`: only a TAN issued for the lane's family
+    /// (and region) is spent; any other is answered as an unknown one.
+    func upload(_ keys: [DiagnosisKey], tan: String, lane: UploadLane, now: Date) async -> UploadOutcome {
         // The upload's name at verification: the same TAN with the same keys is the same upload (a retry).
         let reservation = redemptionKeys.key(for: tan, keys: keys)
 
         // 1. Reserve: nothing is spent yet.
-        if let refused = await reserve(tan: tan, reservation: reservation) {
+        if let refused = await reserve(tan: tan, reservation: reservation, lane: lane) {
             return refused
         }
         // 2. Store the keys as pending, in a transaction of their own.
@@ -50,17 +51,24 @@ struct KeyIntake: Sendable {
             return .unavailable(dependency: "database")
         }
         // 3. Confirm: verification spends the TAN, if the lease still runs.
-        let confirmed: Bool
+        let confirmed: TANOrigin?
         do {
             confirmed = try await reservations.confirm(key: reservation)
         } catch {
             // Spent or not, we cannot tell: the keys stay pending and the recovery job settles them with verification.
             return .unavailable(dependency: "verification service")
         }
-        guard confirmed else {
+        guard let confirmed else {
             // The lease ran out before the keys were stored (a stall): nothing was spent. The app tries again.
             _ = try? await store.discard(reservation: reservation)
             return .lapsed
+        }
+        guard lane.accepts(confirmed) else {
+            // The reservation was of this lane's family, so verification contradicted itself: the keys are not
+            // published under another family's TAN, whatever it cost.
+            environment.logger.error("a confirmed TAN is of another family than its reservation; keys discarded")
+            _ = try? await store.discard(reservation: reservation)
+            return .refusedTAN
         }
         statistics.count(Self.keysSubmitted, by: outcome.inserted)
         // 4. Publish. The TAN is spent, so the keys will be published whatever happens here: a failure leaves them to
@@ -75,7 +83,11 @@ struct KeyIntake: Sendable {
 
     /// The first phase: nil when the TAN is held for this upload (or was spent by it before: a repeat), otherwise how
     /// the upload ends.
-    private func reserve(tan: String, reservation: String) async -> UploadOutcome? {
+    ///
+    /// A TAN of another family is refused exactly as an unknown one: the same outcome, and the same two requests to
+    /// verification (its reservation is released; an unknown TAN's upload releases a random key, which holds
+    /// nothing), so that neither the answer nor its timing tells a foreign TAN from one that does not exist.
+    private func reserve(tan: String, reservation: String, lane: UploadLane) async -> UploadOutcome? {
         let answer: TANReservation
         do {
             answer = try await reservations.reserve(tan: tan, key: reservation)
@@ -85,16 +97,25 @@ struct KeyIntake: Sendable {
         }
         switch answer {
         case .refused:
+            _ = try? await reservations.release(keys: [Codes.redemptionKey(using: environment.random)], expiredOnly: false)
             return .refusedTAN
         case .busy(let retryAfter):
             return .busy(retryAfter: retryAfter)
-        case .reserved(forEvent: true):
+        case .reserved(let origin) where !lane.accepts(origin):
+            // Another family's TAN: given back unspent, for its own family's upload.
+            _ = try? await reservations.release(keys: [reservation], expiredOnly: false)
+            return .refusedTAN
+        case .confirmed(let origin) where !lane.accepts(origin):
+            // Spent by its own family's upload of the same keys: no repeat here.
+            _ = try? await reservations.release(keys: [Codes.redemptionKey(using: environment.random)], expiredOnly: false)
+            return .refusedTAN
+        case .reserved(let origin) where origin.isEvent:
             // An event teleTAN entitles a host warning, not key submission: refused, and given back unspent.
             _ = try? await reservations.release(keys: [reservation], expiredOnly: false)
             return .eventTAN
-        case .confirmed(forEvent: true):
+        case .confirmed(let origin) where origin.isEvent:
             return .eventTAN
-        case .reserved(forEvent: false), .confirmed(forEvent: false):
+        case .reserved, .confirmed:
             return nil
         }
     }

@@ -6,7 +6,8 @@ import SubmissionDomain
 
 /// The server key pairs of CovidShield claims (`covidshield_key_pairs`) and the app keys ever bound
 /// (`covidshield_bound_app_keys`, SHA-256 of each: an app key is bound for ever, and nothing more is needed to say so).
-/// A pair's secret half is stored sealed (`CovidShieldSecretSealer`); the row is deleted once the pair is dead.
+/// A pair's secret half is stored sealed (`CovidShieldSecretSealer`), beside the SHA-256 of the app key that claimed
+/// it: an upload sealed under any other app key does not find the pair. The row is deleted once the pair is dead.
 struct CovidShieldKeyPairStore: Sendable {
     let database: Database
 
@@ -53,20 +54,24 @@ struct CovidShieldKeyPairStore: Sendable {
                 """).all()
             guard !bound.isEmpty else { return false }
             try await connection.raw("""
-                INSERT INTO covidshield_key_pairs (server_public_key, sealed_secret_key, region, valid_until, keys_remaining) \
+                INSERT INTO covidshield_key_pairs (server_public_key, sealed_secret_key, region, valid_until, keys_remaining, app_key_hash) \
                 VALUES (\(bind: Data(pair.publicKey)), \(bind: Data(pair.sealedSecretKey)), \(bind: pair.region), \(bind: pair.validUntil), \
-                \(bind: CovidShieldKeyPairPolicy.keyBudget))
+                \(bind: CovidShieldKeyPairPolicy.keyBudget), \(bind: hash))
                 """).run()
             return true
         }
     }
 
-    /// The pair with this public key, if it is still alive at `now`.
-    func live(serverPublicKey: [UInt8], now: Date) async throws -> LivePair? {
-        try await database.withConnection { connection in
+    /// The pair with this public key, if it is still alive at `now` and was claimed with `appPublicKey` (the app
+    /// uses one key pair for its claim and its uploads). Pairs claimed before the binding was kept (no hash) are
+    /// found for any app key until they die.
+    func live(serverPublicKey: [UInt8], appPublicKey: [UInt8], now: Date) async throws -> LivePair? {
+        let appKeyHash = Self.appKeyHash(appPublicKey)
+        return try await database.withConnection { connection in
             guard let row = try await connection.raw("""
                 SELECT sealed_secret_key, region FROM covidshield_key_pairs \
-                WHERE server_public_key = \(bind: Data(serverPublicKey)) AND valid_until > \(bind: now.epochSeconds)
+                WHERE server_public_key = \(bind: Data(serverPublicKey)) AND valid_until > \(bind: now.epochSeconds) \
+                AND (app_key_hash = \(bind: appKeyHash) OR app_key_hash IS NULL)
                 """).first() else { return nil }
             return LivePair(
                 sealedSecretKey: Array(try row.decode(column: "sealed_secret_key", as: Data.self)),

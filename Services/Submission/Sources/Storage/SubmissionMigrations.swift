@@ -156,6 +156,12 @@ enum SubmissionMigrations {
             // device opens a new session at its next authentication, as it does every hour when its JWT runs out.
             ["UPDATE lemon_devices SET session_keys = NULL"]
         }),
+        Migration(version: 11, name: "bind each CovidShield key pair to the app key that claimed it", statements: { dialect in
+            let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
+            // SHA-256 of the app public key of the claim (as in `covidshield_bound_app_keys`): only an upload sealed
+            // under that app key may use the pair. NULL for pairs claimed before; they die within 15 days.
+            return ["ALTER TABLE covidshield_key_pairs ADD COLUMN app_key_hash \(bytes)"]
+        }),
         Migration(version: 12, name: "remember every LEMON authentication accepted within the clock skew", statements: { dialect in
             let now = dialect == .postgres ? "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)" : "CAST(strftime('%s', 'now') AS INTEGER)"
             return [

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -15,12 +16,18 @@ import VerificationDomain
 ///   `{"result": …}` out), the token in `api-token`.
 ///
 /// Each issuer is bound to one kind and one region (`verification-service issuers add`); a token of another kind is
-/// refused like an unknown one. The apps never reach this listener: it binds `INTERNAL_BIND_HOST`.
+/// refused like an unknown one. Each issuer may issue `ISSUER_CODES_PER_HOUR` codes an hour and `ISSUER_CODES_PER_DAY`
+/// a day (counted in the database, so across replicas): beyond, 429 in the family's form, nothing issued. Every
+/// issuance is counted in the daily statistics per issuer and leaves an audit row (issuer, kind, count, time; never a
+/// code). The apps never reach this listener: it binds `INTERNAL_BIND_HOST`.
 struct IssuerAPI: Sendable {
     let issuers: IssuerStore
     let codes: OneTimeCodeStore
     let lifetimes: Lifetimes
+    let limit: IssuerRateLimit
     let codesIssued: MetricHandles<Counter>
+    /// Daily statistics (docs/statistics.md): codes per issuer.
+    let statistics: DailyCounter
     let clock: any WallClock
     let random: any RandomSource
     let logger: Logger
@@ -72,6 +79,11 @@ struct IssuerAPI: Sendable {
             var response = Self.plainText(.ok, code)
             response.headers[.accessControlAllowOrigin] = "*"
             return response
+        } catch let limited as LimitReached {
+            // As the reference's Go handlers refuse: the status's words in plain text.
+            var response = Self.plainText(.tooManyRequests, "too many requests")
+            response.headers[.retryAfter] = "\(limited.retryAfterSeconds)"
+            return response
         } catch {
             logger.error("new-key-claim failed", metadata: ["error": "\(type(of: error))"])
             return Self.plainText(.internalServerError, "server error")
@@ -101,11 +113,14 @@ struct IssuerAPI: Sendable {
     enum CallableError: Error {
         case invalidArgument(String)
         case permissionDenied
+        /// The issuer's limit is reached: Firebase's `resource-exhausted`, which it answers with 429.
+        case resourceExhausted
 
         var status: HTTPResponse.Status {
             switch self {
             case .invalidArgument: .badRequest
             case .permissionDenied: .forbidden
+            case .resourceExhausted: .tooManyRequests
             }
         }
 
@@ -113,6 +128,7 @@ struct IssuerAPI: Sendable {
             switch self {
             case .invalidArgument(let message): ["message": message, "status": "INVALID_ARGUMENT"]
             case .permissionDenied: ["message": "Permission denied.", "status": "PERMISSION_DENIED"]
+            case .resourceExhausted: ["message": "Too many codes issued; try again later.", "status": "RESOURCE_EXHAUSTED"]
             }
         }
 
@@ -163,6 +179,10 @@ struct IssuerAPI: Sendable {
             return Self.json(.ok, ["result": result])
         } catch let refusal as CallableError {
             return Self.json(refusal.status, ["error": refusal.body])
+        } catch let limited as LimitReached {
+            var response = Self.json(CallableError.resourceExhausted.status, ["error": CallableError.resourceExhausted.body])
+            response.headers[.retryAfter] = "\(limited.retryAfterSeconds)"
+            return response
         } catch {
             logger.error("\(name) failed", metadata: ["error": "\(type(of: error))"])
             return Self.json(.internalServerError, ["error": ["message": "INTERNAL", "status": "INTERNAL"]])
@@ -178,16 +198,31 @@ struct IssuerAPI: Sendable {
 
     // MARK: Issuance
 
-    /// `count` new codes of the issuer's kind for its region. Not counted against the officers' issuance limits: a
-    /// batch of 1,000 would use up an hour of everyone's; the issuer's token is what limits it (removed, it stops).
+    /// An issuer's hour or day is used up: nothing was issued.
+    struct LimitReached: Error {
+        /// Until the window that refused ends.
+        let retryAfterSeconds: Int64
+    }
+
+    /// `count` new codes of the issuer's kind for its region, counted against the issuer's own limits (not the
+    /// officers': a batch of 1,000 would use up an hour of everyone's), with their audit row, in one transaction.
     func issue(_ count: Int, by issuer: CodeIssuer, lifetime: Duration) async throws -> [String] {
         let now = clock.now()
-        guard case .issued(let issued, _) = try await codes.issue(
-            kind: issuer.kind, region: issuer.region, count: count, now: now, validUntil: now.adding(lifetime), random: random
-        ) else { throw OneTimeCodeStore.NoUniqueCode() }
-        codesIssued(issuer.kind.rawValue, "issuer").increment(by: count)
-        logger.info("one-time codes issued", metadata: ["issuer": "\(issuer.name)", "kind": "\(issuer.kind.rawValue)", "count": "\(count)"])
-        return issued
+        let counters = limit.counters(issuer: issuer.name, now: now)
+        switch try await codes.issue(
+            kind: issuer.kind, region: issuer.region, count: count, now: now, validUntil: now.adding(lifetime),
+            counters: counters.map { .init(scope: $0.scope, limit: $0.limit, windowStart: $0.windowStart) },
+            auditIssuer: issuer.name, random: random
+        ) {
+        case .issued(let issued, _):
+            codesIssued(issuer.kind.rawValue, "issuer").increment(by: count)
+            statistics.count(VerificationFigures.codesIssuedByIssuer, breakdown: issuer.name, by: count)
+            logger.info("one-time codes issued", metadata: ["issuer": "\(issuer.name)", "kind": "\(issuer.kind.rawValue)", "count": "\(count)"])
+            return issued
+        case .refused(let index):
+            logger.warning("issuer limit reached", metadata: ["issuer": "\(issuer.name)", "kind": "\(issuer.kind.rawValue)", "count": "\(count)"])
+            throw LimitReached(retryAfterSeconds: max(1, counters[index].windowEnd - now.epochSeconds))
+        }
     }
 }
 

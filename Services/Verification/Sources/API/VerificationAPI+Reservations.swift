@@ -29,10 +29,13 @@ extension VerificationAPI {
         try checkBatch(body.reservationKeys, name: "reservationKeys", endpoint: "tan_confirm")
         try checkKeys(body.reservationKeys, endpoint: "tan_confirm")
         let (confirmed, firstSpent) = try await tans.confirmCounting(keys: body.reservationKeys, now: clock.now())
-        count("tan_confirm", "confirmed", by: confirmed.count(where: { $0 }))
+        count("tan_confirm", "confirmed", by: confirmed.count(where: { $0 != nil }))
         statistics.count(VerificationFigures.tansRedeemed, by: firstSpent)
-        count("tan_confirm", "lapsed", by: confirmed.count(where: { !$0 }))
-        return .ok(.init(body: .json(.init(outcomes: confirmed.map { $0 ? .confirmed : .lapsed }))))
+        count("tan_confirm", "lapsed", by: confirmed.count(where: { $0 == nil }))
+        return .ok(.init(body: .json(.init(
+            outcomes: confirmed.map { $0 == nil ? .lapsed : .confirmed },
+            origins: confirmed.map { tan in .init(source: tan.map(Self.source), region: tan?.region) }
+        ))))
     }
 
     func releaseTans(_ input: Operations.releaseTans.Input) async throws -> Operations.releaseTans.Output {
@@ -76,6 +79,15 @@ extension VerificationAPI {
         }
     }
 
+    /// The family a TAN was issued for, as the contract names it: the upload paths judge it.
+    private static func source(of tan: RedeemedTAN) -> Components.Schemas.TanSource {
+        switch tan.source {
+        case .guid: .GUID
+        case .teleTAN: .TELETAN
+        case .proteGO: .PROTEGO
+        }
+    }
+
     private static func answer(_ outcome: TANReleaseOutcome) -> Components.Schemas.TanReleaseAnswer.outcomesPayloadPayload {
         switch outcome {
         case .released: .released
@@ -86,8 +98,8 @@ extension VerificationAPI {
 
     private static func answer(_ outcome: TANReservationOutcome) -> Components.Schemas.TanReservationOutcome {
         switch outcome {
-        case .reserved(let tan): .init(outcome: .reserved, teleTanType: teleTANType(of: tan))
-        case .confirmed(let tan): .init(outcome: .confirmed, teleTanType: teleTANType(of: tan))
+        case .reserved(let tan): .init(outcome: .reserved, teleTanType: teleTANType(of: tan), source: source(of: tan), region: tan.region)
+        case .confirmed(let tan): .init(outcome: .confirmed, teleTanType: teleTANType(of: tan), source: source(of: tan), region: tan.region)
         case .busy(let retryAfter): .init(outcome: .busy, retryAfterSeconds: Int(retryAfter.components.seconds))
         case .refused: .init(outcome: .refused)
         }

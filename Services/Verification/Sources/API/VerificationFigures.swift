@@ -12,6 +12,9 @@ enum VerificationFigures {
     static let tansIssued = DailyFigure("tans_issued", isAppSide: true)
     /// TANs spent by uploads (confirmed reservations and one-phase verifications).
     static let tansRedeemed = DailyFigure("tans_redeemed", isAppSide: true)
+    /// One-time codes issued by health-authority systems through the issuer listener, by issuer (the name given to
+    /// `issuers add`); a batch counts each of its codes. Not app-side: the issuers' requests.
+    static let codesIssuedByIssuer = DailyFigure("codes_issued_by_issuer", isAppSide: false)
 
-    static let all = [teleTANsIssued, teleTANsIssuedByOfficer, registrations, tansIssued, tansRedeemed]
+    static let all = [teleTANsIssued, teleTANsIssuedByOfficer, registrations, tansIssued, tansRedeemed, codesIssuedByIssuer]
 }

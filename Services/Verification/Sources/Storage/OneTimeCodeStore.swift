@@ -32,13 +32,14 @@ public struct OneTimeCodeStore: Sendable {
     /// A drawn code collided with a stored one `draws` times in a row.
     public struct NoUniqueCode: Error {}
 
-    /// Draws `count` new codes of `kind` for `region`, valid until `validUntil`, and stores their hashes, counting one
-    /// issuance per request in each of `counters` (none for an issuer's call), in one transaction: all of it or
-    /// nothing. A code whose hash collides with a stored row (live, used or expired but not yet purged) is drawn
-    /// again; its hash under an older configured key counts as a collision too, so a lookup never finds two rows.
+    /// Draws `count` new codes of `kind` for `region`, valid until `validUntil`, and stores their hashes, counting the
+    /// codes in each of `counters` and, for an issuer's call, writing its audit row (`auditIssuer`: who, what kind,
+    /// how many, when; never a code), in one transaction: all of it or nothing. A code whose hash collides with a
+    /// stored row (live, used or expired but not yet purged) is drawn again; its hash under an older configured key
+    /// counts as a collision too, so a lookup never finds two rows.
     func issue(
         kind: OneTimeCodeKind, region: String, count: Int, now: Date, validUntil: Date,
-        counters: [TeleTANStore.IssuanceCounter] = [], windowStart: Int64 = 0, random: any RandomSource
+        counters: [TeleTANStore.IssuanceCounter] = [], windowStart: Int64 = 0, auditIssuer: String? = nil, random: any RandomSource
     ) async throws -> Issuance {
         struct Refused: Error { let index: Int }
         let hasher = self.hasher
@@ -46,7 +47,7 @@ public struct OneTimeCodeStore: Sendable {
             let (codes, counts) = try await database.transaction { connection in
                 let counts: [Int]
                 do {
-                    counts = try await TeleTANStore.count(counters, windowStart: windowStart, on: connection)
+                    counts = try await TeleTANStore.count(counters, windowStart: windowStart, amount: count, on: connection)
                 } catch let full as TeleTANStore.CounterAtLimit {
                     throw Refused(index: full.index)
                 }
@@ -56,6 +57,12 @@ public struct OneTimeCodeStore: Sendable {
                     codes.append(try await Self.insertNew(
                         kind: kind, region: region, now: now, validUntil: validUntil, hasher: hasher, random: random, on: connection
                     ))
+                }
+                if let auditIssuer {
+                    try await connection.raw("""
+                        INSERT INTO code_issuance_audit (issuer, kind, region, count, issued_at)
+                        VALUES (\(bind: auditIssuer), \(bind: kind.rawValue), \(bind: region), \(bind: count), \(bind: now.epochSeconds))
+                        """).run()
                 }
                 return (codes, counts)
             }
@@ -102,17 +109,17 @@ public struct OneTimeCodeStore: Sendable {
             return try await database.transaction { connection in
                 // One row at most: a new code's hash under every configured key was checked free when it was stored.
                 guard let row = try await connection.raw(redeem).first() else { throw NotRedeemable() }
+                let region = try row.decode(column: "region", as: String.self)
                 if let mint {
+                    // Bound to the family and the region of its PIN: only that family's upload path, for that region,
+                    // accepts it (`TanSource` in openapi/verification.yaml).
                     try await connection.raw("""
-                        INSERT INTO tans (tan_hash, registration_token_hash, source, teletan_type, valid_until, created_at, redeemed_at)
+                        INSERT INTO tans (tan_hash, registration_token_hash, source, teletan_type, valid_until, created_at, redeemed_at, region)
                         VALUES (\(bind: mint.tanHash), \(bind: mint.placeholderTokenHash), \(bind: SessionSource.proteGO.rawValue), NULL,
-                                \(bind: mint.validUntil.epochSeconds), \(bind: timestamp), NULL)
+                                \(bind: mint.validUntil.epochSeconds), \(bind: timestamp), NULL, \(bind: region))
                         """).run()
                 }
-                return RedeemedOneTimeCode(
-                    region: try row.decode(column: "region", as: String.self),
-                    issuedAt: try row.decode(column: "issued_at", as: Int64.self)
-                )
+                return RedeemedOneTimeCode(region: region, issuedAt: try row.decode(column: "issued_at", as: Int64.self))
             }
         } catch is NotRedeemable {
             return nil

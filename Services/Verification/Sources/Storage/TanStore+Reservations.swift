@@ -50,12 +50,13 @@ extension TanStore {
     /// Spends the TAN each key holds while its lease runs; true also when the key spent it before. False: the lease
     /// ran out, or the TAN was released or taken over; nothing was spent.
     public func confirm(keys: [String], now: Date) async throws -> [Bool] {
-        try await confirmCounting(keys: keys, now: now).confirmed
+        try await confirmCounting(keys: keys, now: now).confirmed.map { $0 != nil }
     }
 
-    /// `confirm`, and how many of the TANs this call spent (not spent before, by an earlier confirmation of the same
-    /// upload in another second): what the daily statistics count as redeemed.
-    func confirmCounting(keys: [String], now: Date) async throws -> (confirmed: [Bool], firstSpent: Int) {
+    /// `confirm`, answering what each spent TAN was issued for (nil: lapsed), and how many of the TANs this call spent
+    /// (not spent before, by an earlier confirmation of the same upload in another second): what the daily statistics
+    /// count as redeemed.
+    func confirmCounting(keys: [String], now: Date) async throws -> (confirmed: [RedeemedTAN?], firstSpent: Int) {
         guard !keys.isEmpty else { return ([], 0) }
         let timestamp = now.epochSeconds
         let spent = try await database.withConnection { connection in
@@ -63,12 +64,17 @@ extension TanStore {
                 ConfirmUpdate.self, binds: [timestamp, keys],
                 otherwise: """
                     UPDATE tans SET redeemed_at = COALESCE(redeemed_at, \(bind: timestamp)) WHERE redemption_key IN \(bindList: keys) \
-                    AND (redeemed_at IS NOT NULL OR reserved_until > \(bind: timestamp)) RETURNING redemption_key, redeemed_at
+                    AND (redeemed_at IS NOT NULL OR reserved_until > \(bind: timestamp)) \
+                    RETURNING redemption_key, redeemed_at, source, teletan_type, region
                     """
-            ).map { (key: try $0.decode(column: "redemption_key", as: String.self), redeemedAt: try $0.decode(column: "redeemed_at", as: Int64.self)) }
+            ).map {
+                (key: try $0.decode(column: "redemption_key", as: String.self), redeemedAt: try $0.decode(column: "redeemed_at", as: Int64.self),
+                 tan: try Self.redeemedTAN($0))
+            }
         }
-        let confirmed = Set(spent.map(\.key))
-        return (keys.map(confirmed.contains), spent.count { $0.redeemedAt == timestamp })
+        var confirmed: [String: RedeemedTAN] = [:]
+        for row in spent { confirmed[row.key] = row.tan }
+        return (keys.map { confirmed[$0] }, spent.count { $0.redeemedAt == timestamp })
     }
 
     /// Frees the TANs the keys hold (with `expiredOnly`, only those whose lease ran out) and says how each upload
@@ -111,7 +117,7 @@ extension TanStore {
             WHERE tan_hash = ANY($2::TEXT[]) AND redeemed_at IS NULL AND valid_until > $1 \
             AND (redemption_key IS NULL OR reserved_until IS NULL OR reserved_until <= $1 \
             OR redemption_key = ($3::TEXT[])[array_position($2::TEXT[], tan_hash)]) \
-            RETURNING tan_hash, redemption_key, source, teletan_type
+            RETURNING tan_hash, redemption_key, source, teletan_type, region
             """
     }
 
@@ -119,7 +125,7 @@ extension TanStore {
     enum ConfirmUpdate: PreparedStatement {
         static let sql = """
             UPDATE tans SET redeemed_at = COALESCE(redeemed_at, $1) WHERE redemption_key = ANY($2::TEXT[]) \
-            AND (redeemed_at IS NOT NULL OR reserved_until > $1) RETURNING redemption_key, redeemed_at
+            AND (redeemed_at IS NOT NULL OR reserved_until > $1) RETURNING redemption_key, redeemed_at, source, teletan_type, region
             """
     }
 
@@ -135,7 +141,7 @@ extension TanStore {
             \(firstKey), reserved_until = \(bind: until) WHERE tan_hash IN \(bindList: hashes) AND redeemed_at IS NULL \
             AND valid_until > \(bind: timestamp) AND (redemption_key IS NULL OR reserved_until IS NULL \
             OR reserved_until <= \(bind: timestamp) OR redemption_key = \(firstKey)) \
-            RETURNING tan_hash, redemption_key, source, teletan_type
+            RETURNING tan_hash, redemption_key, source, teletan_type, region
             """ as SQLQueryString)
         return query
     }
@@ -152,7 +158,7 @@ extension TanStore {
     private static func states(ofTANs hashes: [String], on connection: any SQLDatabase) async throws -> [String: TANState] {
         var states: [String: TANState] = [:]
         for row in try await connection.raw("""
-            SELECT tan_hash, redemption_key, redeemed_at, reserved_until, valid_until, source, teletan_type FROM tans \
+            SELECT tan_hash, redemption_key, redeemed_at, reserved_until, valid_until, source, teletan_type, region FROM tans \
             WHERE tan_hash IN \(bindList: Array(Set(hashes)))
             """).all() {
             states[try row.decode(column: "tan_hash", as: String.self)] = TANState(
@@ -186,7 +192,8 @@ extension TanStore {
         guard let source = SessionSource(rawValue: try row.decode(column: "source", as: String.self)) else { return nil }
         return RedeemedTAN(
             source: source,
-            teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:))
+            teleTANType: try row.decode(column: "teletan_type", as: String?.self).flatMap(TeleTANType.init(rawValue:)),
+            region: try row.decode(column: "region", as: String?.self)
         )
     }
 }

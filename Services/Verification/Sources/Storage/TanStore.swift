@@ -30,16 +30,17 @@ public struct TanStore: Sendable {
         /// PostgreSQL's form of a batch's UPDATE: the hashes and keys (empty for none) as two arrays, so one
         /// prepared statement serves every size. $1 is the batch's instant; a repeat counts for a use after $4.
         /// A TAN takes the key of its first place in the batch (`array_position`); a used one matches a repeat when
-        /// its key is among the batch's, and the caller keeps only the places whose key it is.
+        /// its key is among the batch's, and the caller keeps only the places whose key it is. The one-phase
+        /// verification is the Corona-Warn-App's contract (`X-CWA-TELETAN-TYPE`): another family's TAN is not found.
         enum Update: PreparedStatement {
             static let sql = """
                 UPDATE tans SET redeemed_at = COALESCE(redeemed_at, $1), \
                 redemption_key = CASE WHEN redeemed_at IS NULL \
                 THEN NULLIF(($3::TEXT[])[array_position($2::TEXT[], tan_hash)], '') ELSE redemption_key END \
-                WHERE tan_hash = ANY($2::TEXT[]) \
+                WHERE tan_hash = ANY($2::TEXT[]) AND source IN ('GUID', 'TELETAN') \
                 AND ((redeemed_at IS NULL AND valid_until > $1 AND (reserved_until IS NULL OR reserved_until <= $1)) \
                 OR (redemption_key = ANY($3::TEXT[]) AND redeemed_at > $4)) \
-                RETURNING tan_hash, redemption_key, source, teletan_type
+                RETURNING tan_hash, redemption_key, source, teletan_type, region
                 """
         }
     }
@@ -128,10 +129,10 @@ public struct TanStore: Sendable {
             query.appendInterpolation(" WHEN \(bind: hashes[index]) THEN \(bind: keys[index])" as SQLQueryString)
         }
         query.appendInterpolation("""
-             END, '') ELSE redemption_key END WHERE tan_hash IN \(bindList: hashes) \
+             END, '') ELSE redemption_key END WHERE tan_hash IN \(bindList: hashes) AND source IN ('GUID', 'TELETAN') \
             AND ((redeemed_at IS NULL AND valid_until > \(bind: timestamp) AND (reserved_until IS NULL OR reserved_until <= \(bind: timestamp))) \
             OR (redemption_key IN \(bindList: keys) AND redeemed_at > \(bind: repeatableAfter))) \
-            RETURNING tan_hash, redemption_key, source, teletan_type
+            RETURNING tan_hash, redemption_key, source, teletan_type, region
             """ as SQLQueryString)
         return query
     }

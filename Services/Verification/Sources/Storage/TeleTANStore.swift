@@ -32,10 +32,12 @@ public struct TeleTANStore: Sendable {
         }
     }
 
-    /// One counter of the issuance limits: its scope and its limit per window.
+    /// One counter of the issuance limits: its scope and its limit per window, and the start of its window when it
+    /// is not the one the counting call is given (an issuer's hour and day).
     struct IssuanceCounter: Sendable {
         var scope: String
         var limit: Int
+        var windowStart: Int64? = nil
     }
 
     enum Issuance: Sendable, Equatable {
@@ -87,21 +89,25 @@ public struct TeleTANStore: Sendable {
         let index: Int
     }
 
-    /// Counts one issuance in each counter of the window starting at `windowStart`, on `connection` (in the caller's
-    /// transaction), and answers the counts after it; throws `CounterAtLimit` at the first counter at its limit. Every
-    /// code an officer issues counts here: teleTANs and the one-time codes of the other app families.
+    /// Counts `amount` issuances (one request's codes) in each counter of the window starting at `windowStart` (or
+    /// the counter's own), on `connection` (in the caller's transaction), and answers the counts after it; throws
+    /// `CounterAtLimit` at the first counter that `amount` would take past its limit. Every code an officer issues
+    /// counts here (teleTANs and the one-time codes of the other app families), and every code an issuer's system does.
     ///
-    /// Each count is one statement that inserts the window's row or adds one to it, unless it is at the limit
-    /// (`ON CONFLICT … DO UPDATE … WHERE issued < limit RETURNING`): the database gives a row to one statement at a
-    /// time, so concurrent issuances on any replica never count past a limit. The counters are always taken in the
+    /// Each count is one statement that inserts the window's row or adds to it, unless that passes the limit
+    /// (`ON CONFLICT … DO UPDATE … WHERE issued + amount <= limit RETURNING`): the database gives a row to one statement
+    /// at a time, so concurrent issuances on any replica never count past a limit. The counters are always taken in the
     /// same order, so two transactions never wait for each other's rows.
-    static func count(_ counters: [IssuanceCounter], windowStart: Int64, on connection: any SQLDatabase) async throws -> [Int] {
+    static func count(_ counters: [IssuanceCounter], windowStart: Int64, amount: Int = 1, on connection: any SQLDatabase) async throws -> [Int] {
         var counts: [Int] = []
         for (index, counter) in counters.enumerated() {
+            // A first row is inserted unconditionally: an amount beyond the limit must not start one.
+            guard amount <= counter.limit else { throw CounterAtLimit(index: index) }
             guard let row = try await connection.raw("""
-                INSERT INTO teletan_issuance_counts (scope, window_start, issued) VALUES (\(bind: counter.scope), \(bind: windowStart), 1)
-                ON CONFLICT (scope, window_start) DO UPDATE SET issued = teletan_issuance_counts.issued + 1
-                WHERE teletan_issuance_counts.issued < \(bind: counter.limit)
+                INSERT INTO teletan_issuance_counts (scope, window_start, issued) \
+                VALUES (\(bind: counter.scope), \(bind: counter.windowStart ?? windowStart), \(bind: amount))
+                ON CONFLICT (scope, window_start) DO UPDATE SET issued = teletan_issuance_counts.issued + \(bind: amount)
+                WHERE teletan_issuance_counts.issued + \(bind: amount) <= \(bind: counter.limit)
                 RETURNING issued
                 """).first()
             else { throw CounterAtLimit(index: index) }

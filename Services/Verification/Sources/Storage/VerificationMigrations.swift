@@ -122,6 +122,26 @@ enum VerificationMigrations {
         // Daily statistics (`DailyStatisticsStore`, docs/statistics.md): counts per day, figure and breakdown, which
         // every replica adds to.
         Migration(version: 8, name: "keep daily statistics", sql: DailyStatisticsStore.createTable(service: "verification")),
+        // A TAN minted from a one-time code keeps the code's region beside its source (the family it was issued for),
+        // so that an upload path accepts only its own family's TANs, of its own region. NULL for the Corona-Warn-App's
+        // TANs, which belong to the deployment's one CWA region.
+        Migration(version: 9, name: "bind a TAN to the region of the code it was minted from", sql: [
+            "ALTER TABLE tans ADD COLUMN region TEXT",
+        ]),
+        // Every issuance through the issuer listener (`IssuerAPI`): which issuer, what kind and region, how many codes,
+        // when; never a code. Written in the transaction that stores the codes, so no code is issued without its row.
+        Migration(version: 10, name: "audit the codes health-authority systems issue", sql: [
+            """
+            CREATE TABLE code_issuance_audit (
+                issuer TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                region TEXT NOT NULL,
+                count INTEGER NOT NULL,
+                issued_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX code_issuance_audit_issued_at ON code_issuance_audit (issued_at)",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }

@@ -23,6 +23,8 @@ public struct VerificationRetention: Sendable {
         let sessionCutoff = now.adding(.zero - lifetimes.sessionRetention).epochSeconds
         let usedKeyCutoff = now.adding(.zero - lifetimes.usedKeyRetention).epochSeconds
         let teleTANCutoff = now.adding(.zero - rateLimitWindow).epochSeconds
+        // Counters live as long as their window: the issuers' daily ones a day.
+        let counterCutoff = now.adding(.zero - max(rateLimitWindow, .seconds(86400))).epochSeconds
         let timestamp = now.epochSeconds
         let counts = try await JobLock.runExclusively("verification.retention", on: database) { connection in
             [
@@ -39,7 +41,7 @@ public struct VerificationRetention: Sendable {
                     """).all().count,
                 // Counters of windows that ended: only the current window's are read.
                 "teletan_issuance_counts": try await connection.raw("""
-                    DELETE FROM teletan_issuance_counts WHERE window_start < \(bind: teleTANCutoff) RETURNING scope
+                    DELETE FROM teletan_issuance_counts WHERE window_start < \(bind: counterCutoff) RETURNING scope
                     """).all().count,
             ]
         }

@@ -34,7 +34,11 @@ extension CovidShieldHandlers {
         let pair: CovidShieldKeyPairStore.LivePair
         let secretKey: [UInt8]
         do {
-            guard let live = try await keyPairs.live(serverPublicKey: sealed.serverPublicKey, now: now) else { throw CovidShieldUploadRejection.unknownKeyPair }
+            // A pair answers only the app key that claimed it: under any other, it is unknown (the reference's
+            // INVALID_KEYPAIR), so the server's public key alone is no credential.
+            guard let live = try await keyPairs.live(serverPublicKey: sealed.serverPublicKey, appPublicKey: sealed.appPublicKey, now: now) else {
+                throw CovidShieldUploadRejection.unknownKeyPair
+            }
             pair = live
             secretKey = try sealer.open(live.sealedSecretKey, publicKey: sealed.serverPublicKey)
         } catch let rejection as CovidShieldUploadRejection {
