@@ -125,7 +125,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         # TESTRESULT_URL points nowhere: TAN verification does not ask test-result, and only /health/live is waited for.
         DATABASE_URL="sqlite://$WORK/verification.db" PORT=$APP_PORT INTERNAL_PORT=$INTERNAL_PORT BIND_HOST=127.0.0.1 \
             TESTRESULT_URL="http://127.0.0.1:$((PORT_BASE + 21))" MANAGEMENT_PORT=$((PORT_BASE + 12)) ISSUER_PORT=$((PORT_BASE + 13)) \
-            TESTRESULT_API_TOKEN=$SERVICE_TOKEN INTERNAL_API_TOKENS="bench=$SERVICE_TOKEN" \
+            TESTRESULT_API_TOKEN=$SERVICE_TOKEN INTERNAL_API_TOKENS="submission-bench=$SERVICE_TOKEN" \
             TELETAN_HASH_KEYS="bench:$(head -c 32 /dev/urandom | base64 -w0)" \
             start "http://127.0.0.1:$INTERNAL_PORT/health/live" "$bin/verification-service" serve
         verification=$STARTED

@@ -64,9 +64,13 @@ run() {
     timeout "${FUZZ_TIMEOUT:-300}" "$venv/bin/schemathesis" run "openapi/$spec" --url "http://127.0.0.1:$port" --checks "$checks" --max-examples "$EXAMPLES" --seed 1 "$@" || status=1
 }
 run verification.yaml "$VERIFICATION" --include-tag app
-# Internal listeners answer only services that present their token: the fuzzer presents the suite's.
+# Internal listeners answer only services that present their token, on the routes that service may call
+# (docs/architecture.md, "Who may call what"): the fuzzer presents the suite's token of the service that calls each.
 credential() { grep "^$1=" "$data/credentials.txt" | cut -d= -f2; }
-run verification.yaml "$VERIFICATION_INTERNAL" --include-tag internal -H "X-Service-Token: $(credential SUBMISSION_TO_VERIFICATION_TOKEN)"
+portal_operations=(--include-operation-id createTeleTan --include-operation-id issueOneTimeCode)
+run verification.yaml "$VERIFICATION_INTERNAL" --include-tag internal --exclude-operation-id createTeleTan --exclude-operation-id issueOneTimeCode \
+    -H "X-Service-Token: $(credential SUBMISSION_TO_VERIFICATION_TOKEN)"
+run verification.yaml "$VERIFICATION_INTERNAL" "${portal_operations[@]}" -H "X-Service-Token: $(credential PORTAL_TO_VERIFICATION_TOKEN)"
 # The lab endpoints with the suite's development lab key, so that the fuzzer gets past authentication.
 lab_key=$(credential LAB_API_KEY)
 run testresult.yaml "$TESTRESULT" --include-tag lab -H "Authorization: Bearer $lab_key"

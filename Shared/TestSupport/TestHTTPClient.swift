@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ExposureCore
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -36,6 +37,9 @@ public struct TestHTTPClient: Sendable {
     public let port: Int
     /// Sent with every request before the request's own (another service's `X-Service-Token`, say).
     public let defaultHeaders: [(String, String)]
+    /// For an internal listener: the `X-Service-Token` to present for a path (the token of the service that calls it,
+    /// `TestServiceTokens.token(forInternalPath:)`), unless the request names its own.
+    public var serviceToken: (@Sendable (String) -> String)?
     /// The client requests go through: the shared one (8 connections per host) unless `using(_:)` chose another.
     public private(set) var http: HTTPClient = .shared
 
@@ -61,7 +65,7 @@ public struct TestHTTPClient: Sendable {
     ) async throws -> TestResponse {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
-        for (name, value) in defaultHeaders + headers { request.headers.add(name: name, value: value) }
+        for (name, value) in allHeaders(path: path, headers) { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await http.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
@@ -69,6 +73,14 @@ public struct TestHTTPClient: Sendable {
             status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected),
             request: Covers.request(method.rawValue, path)
         )
+    }
+
+    /// The default headers, the service token for `path` when the request carries none, and the request's own.
+    func allHeaders(path: String, _ headers: [(String, String)]) -> [(String, String)] {
+        let own = headers.contains { $0.0.lowercased() == ServiceTokens.header.lowercased() }
+        guard let serviceToken, !own else { return defaultHeaders + headers }
+        let bare = String(path.prefix { $0 != "?" })
+        return defaultHeaders + [(ServiceTokens.header, serviceToken(bare))] + headers
     }
 
     public func get(_ path: String, headers: [(String, String)] = []) async throws -> TestResponse {
@@ -95,7 +107,7 @@ extension TestHTTPClient {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        for (name, value) in defaultHeaders + headers { request.headers.add(name: name, value: value) }
+        for (name, value) in allHeaders(path: path, headers) { request.headers.add(name: name, value: value) }
         let chunks = [ByteBuffer(bytes: body)]
         request.body = .stream(chunks.async, length: .unknown)
         let response = try await http.execute(request, timeout: .seconds(30))

@@ -12,6 +12,18 @@ public enum TestServiceTokens {
     public static let portalStatistics = "test-token-portal-reads-statistics-000001"
     public static let statisticsReader = "test-token-tests-read-statistics-00000001"
 
+    /// The token of the service that calls `path` on an internal listener (`CallerPermissions`), so that a test calls
+    /// each route as the service it stands in for; the tests' own token for any other path.
+    public static func token(forInternalPath path: String) -> String {
+        let callers = CallerPermissions.verification.callers(of: path) + CallerPermissions.testResult.callers(of: path)
+        switch callers.first {
+        case CallerPermissions.Caller.submission: return submission
+        case CallerPermissions.Caller.portal: return portal
+        case CallerPermissions.Caller.verification: return verification
+        default: return tests
+        }
+    }
+
     /// `INTERNAL_API_TOKENS` naming every caller above.
     public static let internalAPITokens = "submission=\(submission),portal=\(portal),verification=\(verification),tests=\(tests)"
 

@@ -19,11 +19,12 @@ public enum TestServices {
         }
     }
 
-    /// A client for the listener `listener` of the bundle `service`. On an internal listener it presents a token the
-    /// test settings accept (`TestServiceTokens`), as the calling services do.
+    /// A client for the listener `listener` of the bundle `service`. On an internal listener it presents, per route, the
+    /// token of the service that calls it (`TestServiceTokens.token(forInternalPath:)`), as that service would.
     public static func client(_ running: RunningServices, _ service: String, _ listener: String) async -> TestHTTPClient {
-        let headers = listener == "internal" ? [(ServiceTokens.header, TestServiceTokens.tests)] : []
-        return TestHTTPClient(port: await running.bundle(service).port(listener), headers: headers)
+        var client = TestHTTPClient(port: await running.bundle(service).port(listener))
+        if listener == "internal" { client.serviceToken = { TestServiceTokens.token(forInternalPath: $0) } }
+        return client
     }
 
     /// A client for the management listener (`/metrics`, `/health/ready`) of the bundle `service`.

@@ -78,10 +78,12 @@ public enum TestStack {
 }
 
 extension ServiceStack {
-    /// A client for `member`'s listener `listener`; on an internal listener it presents the tests' own token.
+    /// A client for `member`'s listener `listener`; on an internal listener it presents, per route, the token of
+    /// the service that calls it (`TestServiceTokens.token(forInternalPath:)`).
     public func client(_ member: StackMember, _ listener: String) -> TestHTTPClient {
-        let headers = listener == "internal" ? [(ServiceTokens.header, TestServiceTokens.tests)] : []
-        return TestHTTPClient(port: port(member, listener), headers: headers)
+        var client = TestHTTPClient(port: port(member, listener))
+        if listener == "internal" { client.serviceToken = { TestServiceTokens.token(forInternalPath: $0) } }
+        return client
     }
 
     /// A client for `member`'s management listener (`/metrics`, `/health/ready`).

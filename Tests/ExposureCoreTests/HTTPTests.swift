@@ -9,7 +9,7 @@ import Testing
     /// A bundle with one listener on a free port, its router built by the core and extended by `configure`.
     func withListener(
         bodyLimit: StandardRouter.BodyLimit = .init(maxBytes: 100),
-        callers: ServiceTokens? = nil,
+        callers: (tokens: ServiceTokens, permissions: CallerPermissions)? = nil,
         configure: (Router<BasicRequestContext>) -> Void = { _ in },
         _ body: (TestHTTPClient) async throws -> Void
     ) async throws {

@@ -75,6 +75,9 @@ import Testing
         #expect(!limiter.tryTake(source: recent))
     }
 
+    /// An origin whose source and network are the same bytes: one address alone in its network.
+    static func alone(_ address: [UInt8]) -> GuessThrottle.Origin { .init(source: address, network: address) }
+
     @Test func oneSourceAtFullSpeedNeverEmptiesTheGlobalBucket() {
         let clock = ManualClock()
         let throttle = GuessThrottle(
@@ -85,15 +88,15 @@ import Testing
         // Twice a second for most of a day (the key, and with it every source's bucket, is replaced after a day).
         var decisions: [GuessThrottle.Decision: Int] = [:]
         for _ in 0..<86_000 {
-            for _ in 0..<2 { decisions[throttle.take(source: attacker), default: 0] += 1 }
+            for _ in 0..<2 { decisions[throttle.take(Self.alone(attacker)), default: 0] += 1 }
             clock.advance(by: 1)
         }
         #expect(decisions[.refusedGlobally] == nil)
         // Its burst and one a minute.
         let expected = 10 + 86_000 / 60
-        let allowed = decisions[.allowed] ?? 0
+        let allowed = decisions[.allowed(.shared)] ?? 0
         #expect(abs(allowed - expected) <= 1)
-        #expect(throttle.take(source: patient) == .allowed)
+        #expect(throttle.take(Self.alone(patient)) == .allowed(.shared))
     }
 
     @Test func aRightGuessIsGivenBackToBothBuckets() {
@@ -102,13 +105,119 @@ import Testing
             perSource: SourceRateLimiter(capacity: 1, refillPerSecond: 1.0 / 3600, clock: clock, random: SeededRandomSource(seed: 5)),
             global: TokenBucket(capacity: 2, refillPerSecond: 1.0 / 3600, clock: clock)
         )
-        let a: [UInt8] = [192, 0, 2, 1], b: [UInt8] = [192, 0, 2, 2], c: [UInt8] = [192, 0, 2, 3]
-        #expect(throttle.take(source: a) == .allowed)
-        throttle.giveBack(source: a)
-        #expect(throttle.take(source: a) == .allowed)
-        #expect(throttle.take(source: a) == .refusedForSource)
-        #expect(throttle.take(source: b) == .allowed)
-        #expect(throttle.take(source: c) == .refusedGlobally)
+        let a = Self.alone([192, 0, 2, 1]), b = Self.alone([192, 0, 2, 2]), c = Self.alone([192, 0, 2, 3])
+        #expect(throttle.take(a) == .allowed(.shared))
+        throttle.giveBack(a, pool: .shared)
+        #expect(throttle.take(a) == .allowed(.shared))
+        #expect(throttle.take(a) == .refusedForSource)
+        #expect(throttle.take(b) == .allowed(.shared))
+        #expect(throttle.take(c) == .refusedGlobally)
+    }
+
+    /// An IPv6 site holds 65,536 /64s in its /48: each its own source, but all one network, whose allowance is below
+    /// the shared one. Guessing from all of them at full speed for most of a day locks out nobody elsewhere.
+    @Test func oneNetworkOfManySourcesNeverEmptiesTheSharedBucket() throws {
+        let clock = ManualClock()
+        let throttle = GuessLimits.teleTANs.makeThrottle(clock: clock, random: SeededRandomSource(seed: 6))
+        let site = try #require(IPAddress("2001:db8:5::1"))
+        func slash64(_ n: Int) -> GuessThrottle.Origin {
+            // The /48's 6 bytes, 2 bytes of subnet, then an interface.
+            GuessThrottle.Origin(IPAddress(bytes: Array(site.bytes.prefix(6)) + [UInt8(n >> 8), UInt8(n & 0xFF)] + Array(repeating: 0, count: 8)))
+        }
+        var allowed = 0
+        for step in 0..<8_600 {
+            for n in 0..<50 {
+                if case .allowed = throttle.take(slash64((step * 50 + n) % 65_536)) { allowed += 1 }
+            }
+            clock.advance(by: 10)
+        }
+        #expect(allowed <= GuessLimits.teleTANs.network.lookups(inHours: 24))
+        // Only its network's burst and refill got through, and the patient of another network is served from the
+        // shared bucket.
+        #expect(throttle.take(GuessThrottle.Origin(IPAddress("2001:db8:6::1"))) == .allowed(.shared))
+        #expect(throttle.take(GuessThrottle.Origin(IPAddress("203.0.113.9"))) == .allowed(.shared))
+    }
+
+    /// The attack of issue #58: a thousand networks (one address each, the worst case: every address its own /24)
+    /// guess at full speed for most of a day and keep the shared bucket empty. A patient of any other network is
+    /// still served, from the reserve; and all of them together got no more lookups than the bound of
+    /// docs/security.md (`GuessLimits.lookupsPerDay`).
+    @Test func aThousandNetworksLeaveTheReserveToNetworksThatNeverGuessedWrong() {
+        let clock = ManualClock()
+        let limits = GuessLimits.teleTANs
+        let throttle = limits.makeThrottle(clock: clock, random: SeededRandomSource(seed: 7))
+        func attacker(_ n: Int) -> GuessThrottle.Origin { GuessThrottle.Origin(IPAddress(bytes: [10, UInt8(n >> 8), UInt8(n & 0xFF), 1])) }
+        func patient(_ n: Int) -> GuessThrottle.Origin { GuessThrottle.Origin(IPAddress(bytes: [172, 16, UInt8(n & 0xFF), 9])) }
+        var lookups = 0
+        var patientsServed = 0
+        for step in 0..<600 {
+            for n in 0..<1_000 {
+                for _ in 0..<2 {
+                    if case .allowed = throttle.take(attacker(n)) { lookups += 1 }
+                }
+            }
+            // Every 100 minutes a patient of a network that never guessed registers a right teleTAN (given back).
+            if step % 50 == 0 {
+                let origin = patient(step / 50)
+                if case .allowed(let pool) = throttle.take(origin) {
+                    patientsServed += 1
+                    throttle.giveBack(origin, pool: pool)
+                }
+            }
+            clock.advance(by: 119)
+        }
+        #expect(patientsServed == 12)
+        #expect(lookups <= limits.lookupsPerDay)
+        // Every attacker network has a wrong guess against it: none draws from the reserve again, however long it waits
+        // (within the day of the key: `GuessReserve`).
+        clock.advance(by: 3_600)
+        for n in 0..<1_000 {
+            for _ in 0..<20 { if case .allowed(.reserve) = throttle.take(attacker(n)) { Issue.record("attacker \(n) drew from the reserve") } }
+        }
+    }
+
+    /// Fifty concurrent guesses of one network that never guessed wrong, while the shared bucket is empty: the reserve
+    /// pays for exactly one; once that one was wrong the network draws nothing more, once it was right the next may.
+    @Test func aNetworkDrawsOneReserveTokenAtATime() async throws {
+        let clock = ManualClock()
+        let throttle = GuessThrottle(
+            perSource: SourceRateLimiter(capacity: 100, refillPerSecond: 1, clock: clock, random: SeededRandomSource(seed: 8)),
+            global: TokenBucket(capacity: 1, refillPerSecond: 1.0 / 3600, clock: clock),
+            reserve: GuessReserve(capacity: 10, refillPerSecond: 1.0 / 3600, clock: clock, random: SeededRandomSource(seed: 9))
+        )
+        #expect(throttle.take(Self.alone([10, 0, 0, 1])) == .allowed(.shared))
+        let network: [UInt8] = [4, 192, 0, 2]
+        let decisions = try await concurrently(50) { throttle.take(GuessThrottle.Origin(source: [192, 0, 2, 1], network: network)) }
+        #expect(decisions.filter { $0 == .allowed(.reserve) }.count == 1)
+        #expect(decisions.filter { $0 == .refusedGlobally }.count == 49)
+        // A right guess gives it back, and the network is clean again.
+        let origin = GuessThrottle.Origin(source: [192, 0, 2, 2], network: network)
+        throttle.giveBack(GuessThrottle.Origin(source: [192, 0, 2, 1], network: network), pool: .reserve)
+        #expect(throttle.take(origin) == .allowed(.reserve))
+        // That one was wrong (not given back): the network's next guess finds no reserve.
+        #expect(throttle.take(origin) == .refusedGlobally)
+        #expect(throttle.take(Self.alone([10, 0, 0, 2])) == .allowed(.reserve))
+    }
+
+    @Test func limitsReadFromTheirSettingsNestTierByTier() throws {
+        func read(_ variables: [String: String]) throws -> GuessLimits {
+            try GuessLimits(Settings(arguments: ["test"], environment: variables), prefix: "TELETAN", defaults: .teleTANs)
+        }
+        #expect(try read([:]) == .teleTANs)
+        // The bound of docs/security.md: as many lookups a day as before the reserve.
+        #expect(GuessLimits.teleTANs.lookupsPerDay == 14_500)
+        #expect(GuessLimits.oneTimeCodes.lookupsPerDay == 2_910)
+        #expect(try read(["TELETAN_RESERVE_BURST": "2000"]).reserve.burst == 2_000)
+        for bad in [
+            ["TELETAN_SOURCE_FAILURE_BURST": "21"], ["TELETAN_SOURCE_FAILURES_PER_HOUR": "121"],
+            ["TELETAN_NETWORK_FAILURE_BURST": "100"], ["TELETAN_NETWORK_FAILURES_PER_HOUR": "501"], ["TELETAN_RESERVE_BURST": "0"],
+        ] {
+            #expect(throws: ConfigurationError.self) { try read(bad) }
+        }
+        #expect(IPAddress("192.0.2.1")?.networkKey == IPAddress("192.0.2.254")?.networkKey)
+        #expect(IPAddress("192.0.2.1")?.networkKey != IPAddress("192.0.3.1")?.networkKey)
+        #expect(IPAddress("2001:db8:1:2::1")?.networkKey == IPAddress("2001:db8:1:ffff::1")?.networkKey)
+        #expect(IPAddress("2001:db8:1::1")?.networkKey != IPAddress("2001:db8:2::1")?.networkKey)
     }
 
     @Test func addressesParseInTheFormsListenersAndProxiesWrite() throws {

@@ -13,8 +13,9 @@ import Testing
     /// was answered; now it is a 401 unless it carries a configured caller's token.
     @Test func anInternalRouteAnswersOnlyConfiguredCallers() async throws {
         let callers = ServiceTokens(["submission": Self.submission, "portal": Self.portal])
+        let permissions = CallerPermissions(["submission": ["/internal"], "portal": ["/internal"]])
         let reached = Counter()
-        try await HTTPTests().withListener(callers: callers, configure: { router in
+        try await HTTPTests().withListener(callers: (callers, permissions), configure: { router in
             router.post("/internal") { _, _ -> String in
                 reached.add()
                 return "done"
@@ -36,6 +37,60 @@ import Testing
             // Load balancers and callers' readiness checks ask whether the process runs, without a token.
             #expect(try await bare.get("/health/live").status == 200)
         }
+    }
+
+    /// The attack: a leaked token of one service (the portal's, say) used on a route only another service needs. The
+    /// caller is known, but its row of the table does not name the route: 403 before the route (or its body) is read.
+    @Test func aCallerReachesOnlyTheRoutesItsRowNames() async throws {
+        let callers = ServiceTokens(["submission": Self.submission, "portal": Self.portal])
+        let permissions = CallerPermissions(["submission": ["/spend"], "portal": ["/issue"]])
+        let reached = Counter()
+        try await HTTPTests().withListener(callers: (callers, permissions), configure: { router in
+            router.post("/spend") { _, _ -> String in
+                reached.add()
+                return "spent"
+            }
+            router.post("/issue") { _, _ -> String in
+                reached.add()
+                return "issued"
+            }
+        }) { client in
+            let bare = TestHTTPClient(port: client.port)
+            let asPortal = try await bare.postJSON("/spend", ["x": "y"], headers: [(ServiceTokens.header, Self.portal)])
+            asPortal.expectError(403, "forbidden_caller")
+            let asSubmission = try await bare.postJSON("/issue", ["x": "y"], headers: [(ServiceTokens.header, Self.submission)])
+            asSubmission.expectError(403, "forbidden_caller")
+            #expect(reached.value == 0)
+            // Refused before the body is read: a body far over the listener's limit is no 413 for a forbidden caller.
+            let large = try await bare.postRaw("/spend", Array(repeating: 0x20, count: 1000), headers: [(ServiceTokens.header, Self.portal)])
+            large.expectError(403, "forbidden_caller")
+            #expect(try await bare.postJSON("/spend", ["x": "y"], headers: [(ServiceTokens.header, Self.submission)]).status == 200)
+            #expect(try await bare.postJSON("/issue", ["x": "y"], headers: [(ServiceTokens.header, Self.portal)]).status == 200)
+            #expect(reached.value == 2)
+            // A path outside the table is no route here, whoever asks; without a token it is still a 401.
+            #expect(try await bare.get("/elsewhere", headers: [(ServiceTokens.header, Self.portal)]).status == 404)
+            try await bare.get("/elsewhere").expectError(401, "unknown_caller")
+        }
+    }
+
+    @Test func theTablesNameOnlyTheServicesThatCallEachRoute() {
+        typealias Caller = CallerPermissions.Caller
+        #expect(CallerPermissions.verification.routes[Caller.portal] == ["/version/v1/tan/teletan", "/version/v1/codes"])
+        #expect(CallerPermissions.verification.callers(of: "/version/v1/tans/reserve") == [Caller.submission])
+        #expect(CallerPermissions.verification.callers(of: "/version/v1/codes/redeem") == [Caller.submission])
+        #expect(CallerPermissions.verification.routes[Caller.verification] == nil)
+        #expect(CallerPermissions.testResult.routes.keys.sorted() == [Caller.verification])
+        // The second token of a rotation (docs/operations.md) is its service's; another name is nobody's.
+        #expect(CallerPermissions.verification.allows("submission-next", path: "/version/v1/tans/reserve"))
+        #expect(!CallerPermissions.verification.allows("submissionx", path: "/version/v1/tans/reserve"))
+        #expect(!CallerPermissions.verification.allows("portal-next", path: "/version/v1/tans/reserve"))
+        // However a path is spelled, it is judged as the route a router could match it to.
+        for spelling in ["/version/v1/tans/reserve/", "//version/v1/tans/reserve", "/version/v1/tans/%72eserve", "/VERSION/v1/tans/reserve"] {
+            #expect(CallerPermissions.verification.guards(spelling))
+            #expect(!CallerPermissions.verification.allows(Caller.portal, path: spelling))
+            #expect(CallerPermissions.verification.allows(Caller.submission, path: spelling))
+        }
+        #expect(!CallerPermissions.verification.guards("/version/v1/registrationToken"))
     }
 
     @Test func tokensAreReadFromTheirSettingAndRefusedWhenWeak() throws {

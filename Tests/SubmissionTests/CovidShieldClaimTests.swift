@@ -36,6 +36,36 @@ import Testing
         }
     }
 
+    /// What submission tells verification about the phone behind a claim: two keyed hashes (its address, its network),
+    /// never the address; one network's phones share the second, and another network has its own.
+    @Test(arguments: TestDatabase.all)
+    func thePhonesOriginIsPassedOnAsKeyedHashesOnly(kind: TestDatabase) async throws {
+        try await SubmissionHarness.runCovidShield(kind, environment: ["TRUSTED_PROXIES": "127.0.0.1"]) { harness in
+            for (n, address) in ["198.51.100.7", "198.51.100.8", "203.0.113.9"].enumerated() {
+                let app = try CryptoBox.keyPair(using: SystemRandomSource())
+                let claim = try await harness.client.postRaw(
+                    "/claim-key", CovidShieldWire.claimRequest(code: "1234567\(n)", appKey: app.publicKey),
+                    headers: [("X-Forwarded-For", address)], contentType: "application/x-protobuf"
+                )
+                #expect(claim.status == 401)
+            }
+            let bodies = harness.verification.requestBodies
+            #expect(bodies.count == 3)
+            let origins = try bodies.map { text in
+                let body = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+                let origin = try #require(body["origin"] as? [String: String])
+                return (source: try #require(origin["source"]), network: try #require(origin["network"]))
+            }
+            for origin in origins {
+                #expect(Codes.isOriginHash(origin.source) && Codes.isOriginHash(origin.network))
+            }
+            #expect(!bodies.contains { $0.contains("198.51") || $0.contains("203.0") || $0.contains("c63364") })
+            #expect(Set(origins.map { $0.source }).count == 3)
+            #expect(origins[0].network == origins[1].network)
+            #expect(origins[0].network != origins[2].network)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func unreadableClaimsAndMalformedKeysAre400(kind: TestDatabase) async throws {
         try await SubmissionHarness.runCovidShield(kind) { harness in

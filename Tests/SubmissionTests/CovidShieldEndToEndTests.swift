@@ -55,4 +55,39 @@ import Testing
             #expect(files.flatMap(\.file.key).map(\.keyData) == [key.keyData])
         }
     }
+
+    /// The attack of issue #58 through the app's own endpoint: 250 phones in ten /24s of 127.0.0.0/8 claim with
+    /// wrong codes at full speed. Verification's one bucket of the kind (30 wrong codes, 120 an hour) used to block
+    /// every claim of the replica; submission now passes each phone's origin on (keyed hashes of its address and
+    /// network), and a phone of another network claims its pair.
+    @Test(arguments: TestDatabase.all)
+    func wrongCodesFromManyNetworksBlockNoClaimElsewhere(kind: TestDatabase) async throws {
+        // The harness's client is the trusted proxy: `X-Forwarded-For` names the phone.
+        try await RealVerificationStack.run(kind, settings: [.submission: ["TRUSTED_PROXIES": "127.0.0.1"]]) { stack in
+            let code = try await Self.issueCode(stack)
+            let random = SeededRandomSource(seed: 81)
+            let claims = try (0..<500).map { n in
+                let wrong = String(format: "%08d", Int(random.uniform(below: 100_000_000)))
+                return (body: CovidShieldWire.claimRequest(code: wrong, appKey: try CryptoBox.keyPair(using: random).publicKey), address: "127.1.\(n % 10).\(n % 250 / 10 + 1)")
+            }
+            let statuses = try await withManyConnections(64) { http in
+                let submission = stack.submission.using(http)
+                return try await concurrently(over: claims) { claim in
+                    try await submission.postRaw(
+                        "/claim-key", claim.body, headers: [("X-Forwarded-For", claim.address)], contentType: "application/x-protobuf"
+                    ).status
+                }
+            }
+            // The wrong codes looked up: the kind's shared burst and at most one per network from the reserve.
+            let wrongAnswers = statuses.filter { $0 == 401 }.count
+            #expect(wrongAnswers >= 30 && wrongAnswers <= 40)
+            #expect(!statuses.contains(200))
+            let app = try CryptoBox.keyPair(using: SystemRandomSource())
+            let claim = try await stack.submission.postRaw(
+                "/claim-key", CovidShieldWire.claimRequest(code: code, appKey: app.publicKey),
+                headers: [("X-Forwarded-For", "127.200.0.1")], contentType: "application/x-protobuf"
+            )
+            #expect(claim.status == 200)
+        }
+    }
 }

@@ -53,6 +53,34 @@ import Testing
         }
     }
 
+    /// The attack of issue #58 on ProteGO's PIN exchange: 250 phones in ten /24s of 127.0.0.0/8 send wrong PINs at
+    /// full speed. Submission passes each phone's origin on, and a phone of another network exchanges its PIN.
+    @Test(arguments: TestDatabase.all)
+    func wrongPINsFromManyNetworksBlockNoExchangeElsewhere(kind: TestDatabase) async throws {
+        // The harness's client is the trusted proxy: `X-Forwarded-For` names the phone.
+        try await RealVerificationStack.run(kind, settings: [.submission: ["TRUSTED_PROXIES": "127.0.0.1"]]) { stack in
+            let pin = try await pin(stack)
+            let random = SeededRandomSource(seed: 91)
+            let guesses = (0..<500).map { n in (pin: OneTimeCodeKind.proteGO.generate(using: random), address: "127.1.\(n % 10).\(n % 250 / 10 + 1)") }
+            let statuses = try await withManyConnections(64) { http in
+                let submission = stack.submission.using(http)
+                return try await concurrently(over: guesses) { guess in
+                    try await submission.postJSON(
+                        ProteGOPayloads.accessTokenPath, ["data": ["code": guess.pin]], headers: [("X-Forwarded-For", guess.address)]
+                    ).status
+                }
+            }
+            // The wrong PINs looked up: the kind's shared burst and at most one per network from the reserve.
+            let wrongAnswers = statuses.filter { $0 == 404 }.count
+            #expect(wrongAnswers >= 30 && wrongAnswers <= 40)
+            #expect(!statuses.contains(200))
+            let exchange = try await stack.submission.postJSON(
+                ProteGOPayloads.accessTokenPath, ["data": ["code": pin]], headers: [("X-Forwarded-For", "127.200.0.1")]
+            )
+            #expect(exchange.status == 200, "\(exchange.text)")
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func pinsAndTokensDieAfterThirtyMinutes(kind: TestDatabase) async throws {
         try await RealVerificationStack.run(kind) { stack in

@@ -24,8 +24,11 @@ struct RealVerificationStack {
     /// Every listener of the stack, named `service/listener`.
     let listeners: [String: TestHTTPClient]
 
-    /// With `proxy`, submission reaches verification through it.
-    static func run(_ kind: TestDatabase, proxy: AnswerDroppingProxy? = nil, _ body: (RealVerificationStack) async throws -> Void) async throws {
+    /// With `proxy`, submission reaches verification through it; `settings` go on top of each member's own.
+    static func run(
+        _ kind: TestDatabase, proxy: AnswerDroppingProxy? = nil, settings: [StackMember: [String: String]] = [:],
+        _ body: (RealVerificationStack) async throws -> Void
+    ) async throws {
         let officerKey = ES256PrivateKey()
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("officer-\(UUID().uuidString).pem")
         try officerKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
@@ -38,6 +41,7 @@ struct RealVerificationStack {
             plan.set(.submission, ["DISTRIBUTION_INTERVAL": "0"].merging(CovidShieldWire.settings) { $1 })
             // Daily statistics reach the database within a second (`SubmissionStatisticsTests`).
             for member in members { plan.set(member, ["STATISTICS_FLUSH_INTERVAL": "1s"]) }
+            for (member, variables) in settings { plan.set(member, variables) }
         } _: { stack in
             let labKey = try await stack.addLab("lab-1", clock: clock)
             let database = try await stack.connect(.submission, poolSize: 1)

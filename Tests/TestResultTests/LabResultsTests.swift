@@ -252,6 +252,33 @@ import Testing
         }
     }
 
+    /// The attack: the portal's or submission's token (both configured on test-result's internal listener in a stack
+    /// that shares one `INTERNAL_API_TOKENS`) used to look up results. Only verification polls results: every other
+    /// caller is a 403 `forbidden_caller` before the body is read.
+    @Test(arguments: TestDatabase.all)
+    func onlyVerificationLooksUpResults(kind: TestDatabase) async throws {
+        // Every service's token configured, as an operator who shares one INTERNAL_API_TOKENS among the listeners does.
+        try await TestResultHarness.run(on: kind, environment: ["INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens]) { h in
+            try #require(try await h.post(results: [["id": TestResultHarness.guid(8), "result": 2]]).status == 204)
+            let bare = TestHTTPClient(port: h.internal.port)
+            var forbidden: [TestResponse] = []
+            for token in [TestServiceTokens.submission, TestServiceTokens.portal, TestServiceTokens.tests] {
+                let headers = [(ServiceTokens.header, token)]
+                forbidden.append(try await bare.postJSON("/api/v1/app/result", ["id": TestResultHarness.guid(8)], headers: headers))
+                forbidden.append(try await bare.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(8)]], headers: headers))
+            }
+            Covers.status(403, of: "POST /api/v1/app/result", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /api/v1/app/results", among: forbidden, error: "forbidden_caller")
+            #expect(!forbidden.contains { $0.text.contains("testResult") })
+            // A statistics reader's token is no service token here at all.
+            let reader = [(ServiceTokens.header, TestServiceTokens.statisticsReader)]
+            try await bare.postJSON("/api/v1/app/result", ["id": TestResultHarness.guid(8)], headers: reader).expectError(401, "unknown_caller")
+            let asVerification = [(ServiceTokens.header, TestServiceTokens.verification)]
+            let batch = try await bare.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(8)]], headers: asVerification)
+            #expect(batch.status == 200)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func tenThousandResultsInBatchesOfAThousand(kind: TestDatabase) async throws {
         try await TestResultHarness.run(on: kind) { h in

@@ -31,4 +31,82 @@ import Testing
             #expect(try await h.verify(tan).status == 404)
         }
     }
+
+    /// The services by the name the table knows them, and the tokens the tests' settings give them; the tests' own
+    /// token and a statistics reader's stand for callers the table does not name.
+    static let callers: [(name: String, token: String)] = [
+        (CallerPermissions.Caller.submission, TestServiceTokens.submission), (CallerPermissions.Caller.portal, TestServiceTokens.portal),
+        (CallerPermissions.Caller.verification, TestServiceTokens.verification), ("tests", TestServiceTokens.tests),
+        ("statistics reader", TestServiceTokens.statisticsReader),
+    ]
+
+    /// The attack: the portal's token (the internet-facing officer application's, so the likeliest to leak) spent TANs
+    /// (`/tans/reserve` answered 200) and drained the code buckets (`/codes/redeem` looked the code up); submission's
+    /// could mint teleTANs. Now every caller reaches only its row of `CallerPermissions.verification`: every other
+    /// route is a 403 `forbidden_caller` before its body is read, and nothing is reserved, spent or issued.
+    @Test(arguments: TestDatabase.all)
+    func everyCallerReachesOnlyTheRoutesItNeeds(kind: TestDatabase) async throws {
+        // Every service's token configured, as an operator who shares one INTERNAL_API_TOKENS among the listeners does.
+        try await VerificationHarness.run(on: kind, environment: ["INTERNAL_API_TOKENS": TestServiceTokens.internalAPITokens]) { h in
+            let token = try await h.registeredToken(result: 2)
+            let tan = try #require(try await h.tan(token).json["tan"] as? String)
+            let code = try await h.newCode("COVIDSHIELD")
+            let officer = try await h.officerToken(roles: ["c19hotline"])
+            let reservationKey = String(repeating: "ab", count: 16)
+            // One real request per route: a valid one, so that an allowed caller would spend, reserve or issue.
+            let requests: [(path: String, body: [String: Any])] = [
+                ("/version/v1/tan/verify", ["tan": tan]),
+                ("/version/v1/tans/verify", ["tans": [tan]]),
+                ("/version/v1/tans/reserve", ["tans": [tan], "reservationKeys": [reservationKey]]),
+                ("/version/v1/tans/confirm", ["reservationKeys": [reservationKey]]),
+                ("/version/v1/tans/release", ["reservationKeys": [reservationKey]]),
+                ("/version/v1/tan/teletan", [:]),
+                ("/version/v1/codes", ["kind": "COVIDSHIELD"]),
+                ("/version/v1/codes/redeem", ["kind": "COVIDSHIELD", "code": code]),
+            ]
+            #expect(Set(requests.map { $0.path }) == CallerPermissions.verification.paths)
+            let bare = TestHTTPClient(port: h.internal.port)
+            var forbidden: [TestResponse] = []
+            for (name, callerToken) in Self.callers {
+                for (path, body) in requests where !CallerPermissions.verification.allows(name, path: path) {
+                    let headers = [(ServiceTokens.header, callerToken), ("Authorization", "Bearer \(officer)")]
+                    let answer = try await bare.postJSON(path, body, headers: headers)
+                    if name == "statistics reader" {
+                        // Not a service of INTERNAL_API_TOKENS at all.
+                        answer.expectError(401, "unknown_caller")
+                    } else {
+                        forbidden.append(answer)
+                    }
+                }
+            }
+            Covers.status(403, of: "POST /version/v1/tan/verify", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/tans/verify", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/tans/reserve", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/tans/confirm", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/tans/release", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/tan/teletan", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/codes", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/codes/redeem", among: forbidden, error: "forbidden_caller")
+            // The portal, verification and the tests' token were refused on every submission route, submission and
+            // the others on the portal's: nothing was issued, reserved or spent.
+            #expect(forbidden.count == 24)
+            #expect(try await h.rows("teletans") == 0)
+            #expect(try await h.rows("one_time_codes") == 1)
+            #expect(try await h.redeemedTANs() == 0)
+            // Another spelling of a route is judged as that route.
+            let asPortalOnly = [(ServiceTokens.header, TestServiceTokens.portal)]
+            let body = ["tans": [tan], "reservationKeys": [reservationKey]]
+            for spelling in ["/version/v1/tans/reserve/", "//version/v1/tans/reserve", "/version/v1//tans/reserve", "/version/v1/tans/%72eserve", "/Version/v1/tans/reserve"] {
+                let answer = try await bare.postJSON(spelling, body, headers: asPortalOnly)
+                #expect(answer.status == 403, "\(spelling): \(answer.status)")
+            }
+            #expect(try await h.redeemedTANs() == 0)
+            // Each route still answers the service that needs it: the TAN and the code are there for the phone.
+            let asSubmission = [(ServiceTokens.header, TestServiceTokens.submission)]
+            #expect(try await bare.postJSON("/version/v1/codes/redeem", ["kind": "COVIDSHIELD", "code": code], headers: asSubmission).status == 200)
+            #expect(try await bare.postJSON("/version/v1/tan/verify", ["tan": tan], headers: asSubmission).status == 200)
+            let asPortal = [(ServiceTokens.header, TestServiceTokens.portal), ("Authorization", "Bearer \(officer)")]
+            #expect(try await bare.request(.POST, "/version/v1/tan/teletan", headers: asPortal).status == 201)
+        }
+    }
 }

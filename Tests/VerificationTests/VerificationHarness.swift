@@ -197,9 +197,17 @@ struct VerificationHarness {
         return String(try #require(token))
     }
 
-    /// Redeems a code as the submission service's adapters do.
-    func redeemCode(_ kind: String, _ code: String) async throws -> TestResponse {
-        try await self.internal.postJSON("/version/v1/codes/redeem", ["kind": kind, "code": code])
+    /// Redeems a code as the submission service's adapters do; with `origin`, for the phone whose keyed hashes of
+    /// address and network it names (`GuessOrigin`), without one for one unknown phone.
+    func redeemCode(_ kind: String, _ code: String, origin: (source: String, network: String)? = nil) async throws -> TestResponse {
+        var body: [String: Any] = ["kind": kind, "code": code]
+        if let origin { body["origin"] = ["source": origin.source, "network": origin.network] }
+        return try await self.internal.postJSON("/version/v1/codes/redeem", body)
+    }
+
+    /// A `GuessOrigin` for phone `phone` of network `network`, as the submission service would hash them.
+    static func origin(phone: Int, network: Int) -> (source: String, network: String) {
+        (String(SecretHash.sha256Hex("phone-\(phone)").prefix(32)), String(SecretHash.sha256Hex("network-\(network)").prefix(32)))
     }
 
     /// The `teletans` rows: hash, sealed teleTAN and request key hash of each.

@@ -16,6 +16,10 @@ public struct SubmissionConfiguration: Sendable {
     public var verificationURL: URL
     /// This service's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required to serve).
     public var verificationToken: String?
+    /// Proxies whose `X-Forwarded-For` is believed on the app listener (`TRUSTED_PROXIES`, addresses or CIDR ranges;
+    /// default none: the connection's peer is the phone): the phone's address decides the origin of its one-time code
+    /// redemptions (`PhoneOrigins`).
+    public var trustedProxies: [IPNetwork]
     /// Per attempt (`VERIFICATION_TIMEOUT`, default 3s) and attempts on connection failures and 502/503/504
     /// (`VERIFICATION_ATTEMPTS`, default 3).
     public var verification: DownstreamPolicy
@@ -51,6 +55,7 @@ public struct SubmissionConfiguration: Sendable {
 
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
         verificationToken = try ServiceTokens.callerToken(settings, variable: "VERIFICATION_API_TOKEN")
+        trustedProxies = try settings.networks("TRUSTED_PROXIES")
         verification = DownstreamPolicy(
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(3), minimum: .milliseconds(100)),
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 3, in: 1...10)

@@ -156,7 +156,7 @@ public enum SubmissionService {
             listeners: [
                 HTTPListener(
                     name: listener, address: configuration.listener, router: router, serviceName: name, logger: logger,
-                    limits: configuration.common.listenerLimits
+                    limits: configuration.common.listenerLimits, clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies)
                 ),
                 try ManagementRouter.listener(service: name, readiness: readiness, common: configuration.common, logger: logger) {
                     try statistics.register(on: $0)

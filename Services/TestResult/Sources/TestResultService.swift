@@ -57,9 +57,9 @@ public enum TestResultService {
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )
-        let internalRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), callers: internalCallers)
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: 10_000), callers: (internalCallers, CallerPermissions.testResult))
         try api.registerHandlers(
-            on: PathFilteredTransport(internalRouter) { $0.hasPrefix("/api/v1/app/") },
+            on: PathFilteredTransport(internalRouter) { CallerPermissions.testResult.paths.contains($0) },
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )

@@ -28,24 +28,19 @@ public struct VerificationConfiguration: Sendable {
     public var testResultConcurrency: Int
     public var lifetimes: Lifetimes
     public var teleTANRateLimit: TeleTANRateLimit
-    /// Failed teleTAN registrations allowed in a burst (`TELETAN_FAILURE_BURST`) and refilled per hour
-    /// (`TELETAN_FAILURES_PER_HOUR`), for all apps together, in each replica.
-    public var teleTANFailureBurst: Int
-    public var teleTANFailuresPerHour: Int
-    /// The same per client address (`TELETAN_SOURCE_FAILURE_BURST`, `TELETAN_SOURCE_FAILURES_PER_HOUR`): below the
-    /// global allowance in burst and rate, so that one source alone never empties the global bucket.
-    public var teleTANSourceFailureBurst: Int
-    public var teleTANSourceFailuresPerHour: Int
+    /// Failed teleTAN registrations allowed per client address, per network, for all apps together and from the
+    /// reserve for networks without a wrong guess (`TELETAN_…`, `GuessLimits`), in each replica.
+    public var teleTANGuesses: GuessLimits
     /// The region each kind of one-time code is issued for (`COVIDSHIELD_REGION`, default `ON`; `PROTEGO_REGION`,
     /// default `PL`): the portal's codes get it, and an issuer is bound to it unless added with another.
     public var codeRegions: OneTimeCodeRegions
-    /// Failed redemptions of one-time codes allowed in a burst (`ONE_TIME_CODE_FAILURE_BURST`) and refilled per hour
-    /// (`ONE_TIME_CODE_FAILURES_PER_HOUR`), for all callers together, per code kind, in each replica.
-    public var codeFailureBurst: Int
-    public var codeFailuresPerHour: Int
     /// Codes one issuer may issue through the issuer listener per clock hour (`ISSUER_CODES_PER_HOUR`, default 1000)
     /// and per UTC day (`ISSUER_CODES_PER_DAY`, default 5000), shared by all replicas.
     public var issuerRateLimit: IssuerRateLimit
+    /// Failed redemptions of one-time codes allowed per phone, per network, for all phones together and from the
+    /// reserve (`ONE_TIME_CODE_…`, `GuessLimits`), per code kind, in each replica; the phone's origin is what the
+    /// submission service passes on (`OneTimeCodeRedemption.origin`).
+    public var codeGuesses: GuessLimits
     /// Proxies whose `X-Forwarded-For` is believed on the app listener (`TRUSTED_PROXIES`, addresses or CIDR ranges;
     /// default none: the connection's peer is the client).
     public var trustedProxies: [IPNetwork]
@@ -97,29 +92,16 @@ public struct VerificationConfiguration: Sendable {
             perOfficer: try settings.int("TELETAN_OFFICER_RATE_LIMIT", default: 120, in: 1...1_000_000),
             window: try settings.duration("TELETAN_RATE_WINDOW", default: .seconds(3600), minimum: .seconds(1))
         )
-        teleTANFailureBurst = try settings.int("TELETAN_FAILURE_BURST", default: 100, in: 1...1_000_000)
-        teleTANFailuresPerHour = try settings.int("TELETAN_FAILURES_PER_HOUR", default: 600, in: 1...100_000_000)
-        teleTANSourceFailureBurst = try settings.int("TELETAN_SOURCE_FAILURE_BURST", default: 10, in: 1...1_000_000)
-        teleTANSourceFailuresPerHour = try settings.int("TELETAN_SOURCE_FAILURES_PER_HOUR", default: 60, in: 1...100_000_000)
-        guard teleTANSourceFailureBurst < teleTANFailureBurst else {
-            throw ConfigurationError(variable: "TELETAN_SOURCE_FAILURE_BURST", reason: "must be below TELETAN_FAILURE_BURST (\(teleTANFailureBurst)), got \(teleTANSourceFailureBurst)")
-        }
-        guard teleTANSourceFailuresPerHour <= teleTANFailuresPerHour else {
-            throw ConfigurationError(
-                variable: "TELETAN_SOURCE_FAILURES_PER_HOUR",
-                reason: "must be at most TELETAN_FAILURES_PER_HOUR (\(teleTANFailuresPerHour)), got \(teleTANSourceFailuresPerHour)"
-            )
-        }
+        teleTANGuesses = try GuessLimits(settings, prefix: "TELETAN", defaults: .teleTANs)
         codeRegions = OneTimeCodeRegions(
             covidShield: try Self.region(settings, "COVIDSHIELD_REGION", default: "ON"),
             proteGO: try Self.region(settings, "PROTEGO_REGION", default: "PL")
         )
-        codeFailureBurst = try settings.int("ONE_TIME_CODE_FAILURE_BURST", default: 30, in: 1...1_000_000)
-        codeFailuresPerHour = try settings.int("ONE_TIME_CODE_FAILURES_PER_HOUR", default: 120, in: 1...100_000_000)
         issuerRateLimit = IssuerRateLimit(
             perHour: try settings.int("ISSUER_CODES_PER_HOUR", default: IssuerRateLimit().perHour, in: 1...1_000_000),
             perDay: try settings.int("ISSUER_CODES_PER_DAY", default: IssuerRateLimit().perDay, in: 1...100_000_000)
         )
+        codeGuesses = try GuessLimits(settings, prefix: "ONE_TIME_CODE", defaults: .oneTimeCodes)
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
         for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where try settings.raw(retired) != nil {

@@ -19,10 +19,8 @@ public enum VerificationService {
     public static let internalListener = "internal"
     /// The listener of the health-authority systems that issue one-time codes (`IssuerAPI`).
     public static let issuerListener = "issuer"
-    static let internalPaths: Set<String> = [
-        "/version/v1/tan/verify", "/version/v1/tans/verify", "/version/v1/tans/reserve", "/version/v1/tans/confirm",
-        "/version/v1/tans/release", "/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/codes/redeem",
-    ]
+    /// The internal listener's routes: those of the table of who may call what, so that none is served unguarded.
+    static let internalPaths: Set<String> = CallerPermissions.verification.paths
 
     public static func makeBundle(_ configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)
@@ -58,23 +56,10 @@ public enum VerificationService {
             officers: OfficerTokenVerifier(keys: keys, clock: environment.clock),
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,
-            teleTANGuesses: GuessThrottle(
-                perSource: SourceRateLimiter(
-                    capacity: configuration.teleTANSourceFailureBurst,
-                    refillPerSecond: Double(configuration.teleTANSourceFailuresPerHour) / 3600,
-                    clock: environment.clock, random: environment.random
-                ),
-                global: TokenBucket(
-                    capacity: configuration.teleTANFailureBurst,
-                    refillPerSecond: Double(configuration.teleTANFailuresPerHour) / 3600,
-                    clock: environment.clock
-                )
-            ),
+            teleTANGuesses: configuration.teleTANGuesses.makeThrottle(clock: environment.clock, random: environment.random),
             codes: codes,
             codeRegions: configuration.codeRegions,
-            codeGuesses: OneTimeCodeGuesses(
-                capacity: configuration.codeFailureBurst, refillPerHour: configuration.codeFailuresPerHour, clock: environment.clock
-            ),
+            codeGuesses: OneTimeCodeGuesses(limits: configuration.codeGuesses, clock: environment.clock, random: environment.random),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
             statistics: statistics.counter,
@@ -93,7 +78,7 @@ public enum VerificationService {
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )
-        let internalRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, callers: internalCallers)
+        let internalRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit, callers: (internalCallers, CallerPermissions.verification))
         try api.registerHandlers(
             on: PathFilteredTransport(internalRouter) { internalPaths.contains($0) },
             configuration: StandardRouter.openAPIConfiguration,

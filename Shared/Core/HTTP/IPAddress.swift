@@ -44,4 +44,9 @@ public struct IPAddress: Hashable, Sendable {
     /// What rate limits key on: the whole IPv4 address, the /64 network of an IPv6 one (one subscriber's line is
     /// given a /64 or more, so finer keys would let one client count as billions).
     public var rateLimitKey: [UInt8] { isIPv4 ? bytes : Array(bytes.prefix(8)) }
+
+    /// The network a source belongs to, for the middle tier of guess limits (`GuessThrottle`): an IPv4 address's /24
+    /// (the smallest block routed between networks) and an IPv6 address's /48 (a site's usual allocation, 65,536
+    /// /64s). Prefixed with the family, so that no IPv4 /24 equals the start of an IPv6 prefix.
+    public var networkKey: [UInt8] { isIPv4 ? [4] + bytes.prefix(3) : [6] + bytes.prefix(6) }
 }

@@ -19,13 +19,16 @@ public enum StandardRouter {
         }
     }
 
-    /// - Parameter callers: for an internal listener, the services allowed to call it; every route but
-    ///   `/health/live` then answers 401 to a request without one of their tokens (`ServiceTokenMiddleware`).
-    public static func make(service: String, bodyLimit: BodyLimit, callers: ServiceTokens? = nil) -> Router<BasicRequestContext> {
+    /// - Parameter callers: for an internal listener, the services allowed to call it and the routes each may call;
+    ///   every route but `/health/live` then answers 401 to a request without one of their tokens, and 403 to a
+    ///   caller the table does not give the route (`ServiceTokenMiddleware`).
+    public static func make(
+        service: String, bodyLimit: BodyLimit, callers: (tokens: ServiceTokens, permissions: CallerPermissions)? = nil
+    ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(service: service))
         router.add(middleware: JSONErrorMiddleware())
-        if let callers { router.add(middleware: ServiceTokenMiddleware(tokens: callers)) }
+        if let callers { router.add(middleware: ServiceTokenMiddleware(tokens: callers.tokens, permissions: callers.permissions)) }
         router.add(middleware: RequestBodyLimitMiddleware(maxBytes: bodyLimit.maxBytes, status: bodyLimit.status, requireLength: bodyLimit.requireLength))
         // A load balancer's or a calling service's check that the process answers: a constant, nothing to learn.
         router.addLivenessRoute()

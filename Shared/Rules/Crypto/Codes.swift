@@ -102,6 +102,11 @@ public enum Codes {
     /// A new idempotency key: one per teleTAN an officer asks for, kept for the retries of that request.
     public static func idempotencyKey(using random: any RandomSource) -> String { key128(using: random) }
 
+    // MARK: Origin hashes (where a phone's redemption of a one-time code came from)
+
+    /// 32 lower-case hex characters: a 128-bit keyed hash, as `openapi/verification.yaml`'s `GuessOrigin` says.
+    public static func isOriginHash(_ text: String) -> Bool { isKey128(text) }
+
     // MARK: Helpers
 
     private static func isKey128(_ text: String) -> Bool {

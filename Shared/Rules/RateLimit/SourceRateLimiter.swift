@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A token bucket per source (a client address's rate-limit key), so that one source's attempts cost no other source
@@ -18,27 +17,20 @@ public final class SourceRateLimiter: @unchecked Sendable {
     private let capacity: Int
     private let refillPerSecond: Double
     private let maxSources: Int
-    private let keyLifetime: TimeInterval
     private let clock: any WallClock
-    private let random: any RandomSource
-    private var key: SymmetricKey
-    private var keyExpires: Date
+    private var keyring: SourceKeyring
     private var buckets: [Data: TokenBucketState] = [:]
 
     public init(
         capacity: Int, refillPerSecond: Double, maxSources: Int = 100_000, keyLifetime: TimeInterval = 86_400,
         clock: any WallClock, random: any RandomSource
     ) {
-        precondition(maxSources > 0 && keyLifetime > 0)
+        precondition(maxSources > 0)
         self.capacity = capacity
         self.refillPerSecond = refillPerSecond
         self.maxSources = maxSources
-        self.keyLifetime = keyLifetime
         self.clock = clock
-        self.random = random
-        let now = clock.now()
-        self.key = SymmetricKey(data: random.bytes(count: 32))
-        self.keyExpires = now.addingTimeInterval(keyLifetime)
+        self.keyring = SourceKeyring(lifetime: keyLifetime, random: random, now: clock.now())
     }
 
     /// Takes a token from `source`'s bucket if one is left.
@@ -75,12 +67,9 @@ public final class SourceRateLimiter: @unchecked Sendable {
 
     /// The key under which sources are kept now, rotated first when it has expired.
     private func identifier(of source: some Sequence<UInt8>, now: Date) -> Data {
-        if now >= keyExpires {
-            key = SymmetricKey(data: random.bytes(count: 32))
-            keyExpires = now.addingTimeInterval(keyLifetime)
-            buckets.removeAll()
-        }
-        return Data(HMAC<SHA256>.authenticationCode(for: Array(source), using: key))
+        let (id, rotated) = keyring.identifier(of: source, now: now)
+        if rotated { buckets.removeAll() }
+        return id
     }
 
     /// Before a new source is added to a full table: forgets refilled buckets, then the least recently used.

@@ -72,6 +72,7 @@ public struct TeleTANIssuer: Sendable {
             case .tooManyRequests: .rateLimited
             case .unauthorized, .badRequest: .refused
             case .internalServerError: .unavailable
+            case .forbidden: .forbiddenCaller
             case .undocumented(let status, _): .undocumented(status)
             }
         }
@@ -87,6 +88,7 @@ public struct TeleTANIssuer: Sendable {
             case .tooManyRequests: return .rateLimited
             case .unauthorized, .badRequest: return .refused
             case .internalServerError: return .unavailable
+            case .forbidden: return .forbiddenCaller
             case .undocumented(let status, _): return .undocumented(status)
             }
         }
@@ -95,6 +97,9 @@ public struct TeleTANIssuer: Sendable {
     /// What one issuance operation answered, before the steps every issuance shares turn it into a `Result`.
     private enum Answer<Value> {
         case issued(Value), rateLimited, refused, unavailable, undocumented(Int)
+        /// Verification knows this service's token under a name whose row does not give it issuance (a deployment
+        /// error: `INTERNAL_API_TOKENS` must name it `portal`).
+        case forbiddenCaller
     }
 
     /// Calls verification with the officer's token; what a refusal, an undocumented status or an unreachable
@@ -110,6 +115,9 @@ public struct TeleTANIssuer: Sendable {
                 logger.warning("verification refused the request", metadata: ["asked": "\(what)"])
                 return .refused
             case .unavailable:
+                return .unavailable
+            case .forbiddenCaller:
+                logger.error("verification does not let this service's token issue; its INTERNAL_API_TOKENS must name it portal")
                 return .unavailable
             case .undocumented(let status):
                 logger.error("verification answered an undocumented status", metadata: ["status": "\(status)"])

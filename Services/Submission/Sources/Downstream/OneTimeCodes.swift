@@ -13,12 +13,14 @@ struct OneTimeCodes: Sendable {
         case redeemed(region: String, issuedAt: Int64, uploadToken: String?)
         /// Unknown, used or expired: the same answer in each case.
         case unknown
-        /// Verification throttles failed redemptions (all callers together); the code was not judged.
+        /// Verification throttles failed redemptions (of this phone, its network or everyone); the code was not judged.
         case throttled
     }
 
     private let client: Client
     let call: DownstreamCall
+    /// The phone's origin, passed on for verification's limits on wrong codes per phone and per network.
+    private let origins: PhoneOrigins
 
     init(baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger) {
         // One attempt: a redemption is not safe to repeat. A retry after an answer lost on the way would find the code
@@ -31,11 +33,16 @@ struct OneTimeCodes: Sendable {
             middlewares: ServiceClients.middlewares(policy: once, serviceToken: serviceToken, logger: logger)
         )
         call = DownstreamCall(service: "verification service", logger: logger)
+        origins = PhoneOrigins(serviceToken: serviceToken)
     }
 
-    /// Spends `code` of `kind`. Throws `DownstreamError` when verification gives no usable answer.
+    /// Spends `code` of `kind` for the phone of the request being handled (`ClientAddress.current`). Throws
+    /// `DownstreamError` when verification gives no usable answer.
     func redeem(_ kind: VerificationClient.Components.Schemas.OneTimeCodeKind, code: String) async throws -> Outcome {
-        let body = VerificationClient.Components.Schemas.OneTimeCodeRedemption(kind: kind, code: code)
+        let origin = origins.origin(of: ClientAddress.current).map {
+            VerificationClient.Components.Schemas.GuessOrigin(source: $0.source, network: $0.network)
+        }
+        let body = VerificationClient.Components.Schemas.OneTimeCodeRedemption(kind: kind, code: code, origin: origin)
         let (output, status) = try await call.send { try await client.redeemOneTimeCode(body: .json(body)) }
         switch output {
         case .ok(let ok):

@@ -59,9 +59,10 @@ extension VerificationAPI {
             throw unknownCode
         }
         // A guess pays before its lookup, so concurrent guesses get no more lookups than tokens; a right one is given
-        // back. No address is kept: the bucket is everyone's (per kind, in this replica).
-        let guesses = codeGuesses.bucket(for: kind)
-        guard guesses.tryTake() else {
+        // back. The phone's origin is the submission service's keyed hashes of its address and network.
+        let origin = try Self.origin(body.origin)
+        let guesses = codeGuesses.throttle(for: kind)
+        guard case .allowed(let pool) = guesses.take(origin) else {
             count("code_redeem", "rate_limited")
             countRateLimited("code_failures")
             throw APIError.tooManyRequests("Too many wrong codes; try again later.")
@@ -83,16 +84,28 @@ extension VerificationAPI {
             redeemed = try await codes.redeem(kind: kind, code: code, now: now, mint: mint)
         } catch {
             // No verdict: the guess taught nothing, so it costs nothing (a database outage drains no bucket).
-            guesses.giveBack()
+            guesses.giveBack(origin, pool: pool)
             throw error
         }
         guard let redeemed else {
             count("code_redeem", "refused")
             throw unknownCode
         }
-        guesses.giveBack()
+        guesses.giveBack(origin, pool: pool)
         count("code_redeem", "valid")
         return .ok(.init(body: .json(.init(region: redeemed.region, issuedAt: redeemed.issuedAt, uploadToken: uploadToken))))
+    }
+
+    /// The phone's origin as the caller passed it: two keyed hashes, kept again only as keyed hashes
+    /// (`GuessThrottle`). Without one, the request is of one unknown phone of one unknown network.
+    static func origin(_ origin: Components.Schemas.GuessOrigin?) throws(APIError) -> GuessThrottle.Origin {
+        guard let origin else { return GuessThrottle.Origin(source: [], network: []) }
+        guard Codes.isOriginHash(origin.source), Codes.isOriginHash(origin.network),
+              let source = [UInt8](hex: origin.source), let network = [UInt8](hex: origin.network)
+        else {
+            throw APIError.badRequest("origin.source and origin.network must be 32 lower-case hex characters.", code: "invalid_origin")
+        }
+        return GuessThrottle.Origin(source: source, network: network)
     }
 
     /// Unknown, used and expired codes are one answer.
@@ -108,18 +121,17 @@ extension VerificationAPI {
     }
 }
 
-/// The throttle on failed redemptions of one-time codes: one token bucket per kind, for all callers together (no
-/// address is known or kept), so that guessing one family's codes locks out nobody of another family.
+/// The throttle on failed redemptions of one-time codes: one `GuessThrottle` per kind (per phone, per network, for all
+/// phones together and the reserve), so that guessing one family's codes locks out nobody of another family, and
+/// guessing from many networks locks out no phone of another network.
 struct OneTimeCodeGuesses: Sendable {
-    private let buckets: [OneTimeCodeKind: TokenBucket]
+    private let throttles: [OneTimeCodeKind: GuessThrottle]
 
-    init(capacity: Int, refillPerHour: Int, clock: any WallClock) {
-        buckets = Dictionary(uniqueKeysWithValues: OneTimeCodeKind.allCases.map {
-            ($0, TokenBucket(capacity: capacity, refillPerSecond: Double(refillPerHour) / 3600, clock: clock))
-        })
+    init(limits: GuessLimits, clock: any WallClock, random: any RandomSource) {
+        throttles = Dictionary(uniqueKeysWithValues: OneTimeCodeKind.allCases.map { ($0, limits.makeThrottle(clock: clock, random: random)) })
     }
 
-    func bucket(for kind: OneTimeCodeKind) -> TokenBucket {
-        buckets[kind]!
+    func throttle(for kind: OneTimeCodeKind) -> GuessThrottle {
+        throttles[kind]!
     }
 }

@@ -21,7 +21,7 @@ struct VerificationAPI: APIProtocol {
     let officers: OfficerTokenVerifier
     let lifetimes: Lifetimes
     let rateLimit: TeleTANRateLimit
-    /// Wrong teleTAN guesses, per client address and for all together.
+    /// Wrong teleTAN guesses, per client address, per network, for all together and from the reserve.
     let teleTANGuesses: GuessThrottle
     /// The one-time codes of the other app families, the region each kind is issued for, and the throttle on wrong
     /// ones (`VerificationAPI+OneTimeCodes`).
@@ -78,9 +78,9 @@ struct VerificationAPI: APIProtocol {
                 statistics.count(VerificationFigures.registrations, breakdown: "guid")
             case .teleTAN(let teleTAN):
                 // A guess pays before its lookup, so concurrent guesses get no more lookups than tokens; a right one
-                // is given back. The source is a keyed hash of the client's address, kept in memory only.
-                let source = ClientAddress.current?.rateLimitKey ?? []
-                guard teleTANGuesses.take(source: source) == .allowed else {
+                // is given back. The client's address and network are kept as keyed hashes, in memory only.
+                let origin = GuessThrottle.Origin(ClientAddress.current)
+                guard case .allowed(let pool) = teleTANGuesses.take(origin) else {
                     countRateLimited("teletan_failures")
                     throw APIError.tooManyRequests("Too many wrong teleTANs; try again later.")
                 }
@@ -89,13 +89,13 @@ struct VerificationAPI: APIProtocol {
                     outcome = try await sessions.registerTeleTAN(candidates: teleTANHashes.candidates(teleTAN), tokenHash: tokenHash, now: now)
                 } catch {
                     // No verdict: the guess taught nothing, so it costs nothing (a database outage drains no bucket).
-                    teleTANGuesses.giveBack(source: source)
+                    teleTANGuesses.giveBack(origin, pool: pool)
                     throw error
                 }
                 guard outcome == .registered else {
                     throw APIError.badRequest("The teleTAN is unknown, expired or already used.", code: "invalid_teletan")
                 }
-                teleTANGuesses.giveBack(source: source)
+                teleTANGuesses.giveBack(origin, pool: pool)
                 statistics.count(VerificationFigures.registrations, breakdown: "teletan")
             }
             return .created(.init(body: .json(registrationTokenResponse(token))))
