@@ -96,8 +96,15 @@ import Testing
         // The old global settings would apply one issuer to every source: refused with what replaces them.
         #expect(throws: ConfigurationError.self) { try configuration(["JWT_ISSUER": "https://id.example"]) }
         #expect(throws: ConfigurationError.self) { try configuration(["JWT_AUDIENCE": "verification"]) }
-        #expect(try configuration(["JWT_PUBLIC_KEY_FILES": "/keys/portal.pem|exposuresuite-portal|exposuresuite-verification"]).signingKeys.publicKeyFiles
-            == [.init(path: "/keys/portal.pem", binding: TokenBinding(issuer: "exposuresuite-portal", audience: "exposuresuite-verification"))])
+        // A well-formed entry whose file is not there stops start-up too, instead of refusing every teleTAN later.
+        #expect(throws: ConfigurationError.self) {
+            try configuration(["JWT_PUBLIC_KEY_FILES": "/keys/portal.pem|exposuresuite-portal|exposuresuite-verification"])
+        }
+        let key = FileManager.default.temporaryDirectory.appendingPathComponent("portal-\(UUID().uuidString).pub.pem")
+        try ES256PrivateKey().publicKey.pemRepresentation.write(to: key, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: key) }
+        #expect(try configuration(["JWT_PUBLIC_KEY_FILES": "\(key.path)|exposuresuite-portal|exposuresuite-verification"]).signingKeys.publicKeyFiles
+            == [.init(path: key.path, binding: TokenBinding(issuer: "exposuresuite-portal", audience: "exposuresuite-verification"))])
     }
 
     @Test func windowsAreAlignedAndOfficersCountedUnderAHash() {
