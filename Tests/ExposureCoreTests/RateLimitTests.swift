@@ -5,6 +5,10 @@ import ExposureTestSupport
 import Foundation
 import Testing
 
+/// The simulations of a day of guessing below take seconds of CPU each. They yield every few hundred takes: a test
+/// runs on Swift's cooperative thread pool, which has one thread per core, and two simulations that never yielded
+/// held both threads of a two-core machine for half a minute, so that a database race test of another suite beside
+/// them ran into its 30 s `DATABASE_TIMEOUT`.
 @Suite struct RateLimitTests {
     @Test func fiftyConcurrentTakesOfOneTokenHaveOneWinner() async throws {
         let clock = ManualClock()
@@ -62,12 +66,13 @@ import Testing
         #expect(one.trackedSources == 0)
     }
 
-    @Test func theTableOfSourcesStaysBounded() {
+    @Test func theTableOfSourcesStaysBounded() async {
         let clock = ManualClock()
         let limiter = SourceRateLimiter(capacity: 2, refillPerSecond: 1.0 / 60, maxSources: 100, clock: clock, random: SeededRandomSource(seed: 3))
         for n in 0..<10_000 {
             _ = limiter.tryTake(source: withUnsafeBytes(of: UInt32(n).bigEndian) { Array($0) })
             #expect(limiter.trackedSources <= 100)
+            if n % 500 == 0 { await Task.yield() }
         }
         // A source that just used its allowance is among the most recent ones and is remembered.
         let recent = withUnsafeBytes(of: UInt32(9_999).bigEndian) { Array($0) }
@@ -78,7 +83,7 @@ import Testing
     /// An origin whose source and network are the same bytes: one address alone in its network.
     static func alone(_ address: [UInt8]) -> GuessThrottle.Origin { .init(source: address, network: address) }
 
-    @Test func oneSourceAtFullSpeedNeverEmptiesTheGlobalBucket() {
+    @Test func oneSourceAtFullSpeedNeverEmptiesTheGlobalBucket() async {
         let clock = ManualClock()
         let throttle = GuessThrottle(
             perSource: SourceRateLimiter(capacity: 10, refillPerSecond: 60.0 / 3600, clock: clock, random: SeededRandomSource(seed: 4)),
@@ -87,9 +92,10 @@ import Testing
         let attacker: [UInt8] = [198, 51, 100, 7], patient: [UInt8] = [203, 0, 113, 9]
         // Twice a second for most of a day (the key, and with it every source's bucket, is replaced after a day).
         var decisions: [GuessThrottle.Decision: Int] = [:]
-        for _ in 0..<86_000 {
+        for second in 0..<86_000 {
             for _ in 0..<2 { decisions[throttle.take(Self.alone(attacker)), default: 0] += 1 }
             clock.advance(by: 1)
+            if second % 500 == 0 { await Task.yield() }
         }
         #expect(decisions[.refusedGlobally] == nil)
         // Its burst and one a minute.
@@ -116,7 +122,7 @@ import Testing
 
     /// An IPv6 site holds 65,536 /64s in its /48: each its own source, but all one network, whose allowance is below
     /// the shared one. Guessing from all of them at full speed for most of a day locks out nobody elsewhere.
-    @Test func oneNetworkOfManySourcesNeverEmptiesTheSharedBucket() throws {
+    @Test func oneNetworkOfManySourcesNeverEmptiesTheSharedBucket() async throws {
         let clock = ManualClock()
         let throttle = GuessLimits.teleTANs.makeThrottle(clock: clock, random: SeededRandomSource(seed: 6))
         let site = try #require(IPAddress("2001:db8:5::1"))
@@ -130,6 +136,7 @@ import Testing
                 if case .allowed = throttle.take(slash64((step * 50 + n) % 65_536)) { allowed += 1 }
             }
             clock.advance(by: 10)
+            if step % 20 == 0 { await Task.yield() }
         }
         #expect(allowed <= GuessLimits.teleTANs.network.lookups(inHours: 24))
         // Only its network's burst and refill got through, and the patient of another network is served from the
@@ -142,7 +149,7 @@ import Testing
     /// guess at full speed for most of a day and keep the shared bucket empty. A patient of any other network is
     /// still served, from the reserve; and all of them together got no more lookups than the bound of
     /// docs/security.md (`GuessLimits.lookupsPerDay`).
-    @Test func aThousandNetworksLeaveTheReserveToNetworksThatNeverGuessedWrong() {
+    @Test func aThousandNetworksLeaveTheReserveToNetworksThatNeverGuessedWrong() async {
         let clock = ManualClock()
         let limits = GuessLimits.teleTANs
         let throttle = limits.makeThrottle(clock: clock, random: SeededRandomSource(seed: 7))
@@ -165,6 +172,7 @@ import Testing
                 }
             }
             clock.advance(by: 119)
+            await Task.yield()
         }
         #expect(patientsServed == 12)
         #expect(lookups <= limits.lookupsPerDay)
