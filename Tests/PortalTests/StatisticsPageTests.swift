@@ -66,6 +66,36 @@ import FoundationXML
         }
     }
 
+    /// Issue #64: after a first look (the demo) the page is not empty. Officers' figures of today are shown as they
+    /// happen, under "so far today", and the page says why what apps do waits for the day's end (the services never
+    /// answer today's app-side figures: `StatisticsTests.appSideFiguresAreServedForFinishedDaysOnlyAndFakesCountNothing`).
+    @Test(arguments: TestDatabase.all)
+    func todaysOfficerFiguresAreShownSoFarAndAppFiguresWait(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, verification: ["STATISTICS_FLUSH_INTERVAL": "1s"]) { h in
+            let supervisor = try await h.supervisor("sam")
+            let before = try await supervisor.get("/statistics")
+            #expect(before.text.contains(#"id="nothing-yet-today""#))
+            #expect(before.text.contains("appears once the day has ended"))
+            let issuing = try await h.signedIn("hanna")
+            try #require(try await issuing.issue("TEST").status == 200)
+            // After the officer's interval between two teleTANs.
+            h.clock.advance(by: 31)
+            try #require(try await issuing.issue("TEST").status == 200)
+            var page = before
+            // Until verification's flush stored the counts (the limit only ends a hang).
+            try await pollUntil(interval: .milliseconds(200)) {
+                page = try await supervisor.get("/statistics")
+                return page.text.contains(#"<tr id="today-verification-teletans-issued"><td>teleTANs issued (verification)</td><td>2</td></tr>"#)
+            }
+            #expect(page.text.contains(#"id="today-verification-teletans-issued-by-officer""#))
+            #expect(!page.text.contains(#"id="nothing-yet-today""#))
+            // Nothing of today in the charts of finished days.
+            #expect(!page.text.contains(#"id="figure-verification-teletans-issued""#))
+            let seite = try await h.supervisor("sara", language: "de").get("/statistics")
+            #expect(seite.text.contains("Bisher heute (UTC)") && seite.text.contains("Ausgegebene teleTANs (Verifikation)"))
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func onlySignedInSupervisorsGetThePageOrTheDownloads(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind) { h in

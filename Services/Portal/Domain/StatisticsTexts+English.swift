@@ -19,6 +19,10 @@ extension StatisticsTexts {
         sourceUnavailable: "The statistics of {service} could not be read. Please try again later.",
         notConfigured: "The portal has no statistics token (STATISTICS_API_TOKEN). Please ask the operators.",
         finishedDaysOnly: "The period ends yesterday: what apps do is counted for finished days only.",
+        soFarToday: "So far today (UTC)",
+        appFiguresWait: "What officers, labs and health-authority systems did today is counted as it happens. What apps do (tests registered, TANs, uploads) appears once the day has ended: a count that moved with one phone's request could tell an onlooker whether that request was real.",
+        nothingYetToday: "Nothing counted yet today.",
+        figureHeading: "Figure",
         figures: [
             "teletans_issued": "teleTANs issued",
             "teletans_issued_by_officer": "teleTANs issued by officer",

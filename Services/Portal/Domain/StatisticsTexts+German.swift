@@ -19,6 +19,10 @@ extension StatisticsTexts {
         sourceUnavailable: "Die Statistik von {service} konnte nicht gelesen werden. Bitte später erneut versuchen.",
         notConfigured: "Das Portal hat kein Statistik-Token (STATISTICS_API_TOKEN). Bitte wenden Sie sich an den Betrieb.",
         finishedDaysOnly: "Der Zeitraum endet gestern: Was Apps tun, wird nur für abgeschlossene Tage gezählt.",
+        soFarToday: "Bisher heute (UTC)",
+        appFiguresWait: "Was Mitarbeiter:innen, Labore und Systeme der Gesundheitsbehörden heute getan haben, wird sofort gezählt. Was Apps tun (registrierte Tests, TANs, Uploads), erscheint erst nach Ende des Tages: Eine Zahl, die sich mit der Anfrage eines einzelnen Telefons bewegt, könnte Beobachtern verraten, ob diese Anfrage echt war.",
+        nothingYetToday: "Heute wurde noch nichts gezählt.",
+        figureHeading: "Kennzahl",
         figures: [
             "teletans_issued": "Ausgegebene teleTANs",
             "teletans_issued_by_officer": "Ausgegebene teleTANs je Mitarbeiter:in",

@@ -22,6 +22,13 @@ public struct StatisticsTexts: Sendable {
     public let sourceUnavailable: String
     public let notConfigured: String
     public let finishedDaysOnly: String
+    /// The heading of today's counts so far (officers', labs' and health-authority systems' figures).
+    public let soFarToday: String
+    /// Why figures of what apps do are not among today's.
+    public let appFiguresWait: String
+    public let nothingYetToday: String
+    /// The heading of the column of figures' names.
+    public let figureHeading: String
     /// What each figure means, by its name (`teletans_issued`).
     public let figures: [String: String]
     /// The services, by name.
@@ -31,7 +38,8 @@ public struct StatisticsTexts: Sendable {
         navigation: String, title: String, intro: String, period: String, lastDays: String, show: String, download: String,
         downloadCSV: String, downloadJSON: String, summary: String, byBreakdown: String, dailyValues: String, day: String,
         count: String, total: String, nothingCounted: String, sourceUnavailable: String, notConfigured: String,
-        finishedDaysOnly: String, figures: [String: String], services: [String: String]
+        finishedDaysOnly: String, soFarToday: String, appFiguresWait: String, nothingYetToday: String,
+        figureHeading: String, figures: [String: String], services: [String: String]
     ) {
         self.navigation = navigation
         self.title = title
@@ -52,6 +60,10 @@ public struct StatisticsTexts: Sendable {
         self.sourceUnavailable = sourceUnavailable
         self.notConfigured = notConfigured
         self.finishedDaysOnly = finishedDaysOnly
+        self.soFarToday = soFarToday
+        self.appFiguresWait = appFiguresWait
+        self.nothingYetToday = nothingYetToday
+        self.figureHeading = figureHeading
         self.figures = figures
         self.services = services
     }

@@ -44,6 +44,9 @@ extension PortalWeb {
         if statistics.isConfigured {
             let answers = await statistics.counts(from: from, through: to)
             values["sources"] = answers.map { statisticsSource($0, from: from, to: to, texts: texts) }
+            let today = StatisticsDay(of: clock.now())
+            let rows = statisticsSoFarToday(await statistics.counts(from: today, through: today), texts: texts)
+            values["today"] = ["rows": rows, "hasRows": !rows.isEmpty]
         } else {
             values["notConfigured"] = true
         }
@@ -98,6 +101,24 @@ extension PortalWeb {
     private func statisticsRange(days: Int) -> (from: StatisticsDay, to: StatisticsDay) {
         let to = StatisticsDay(of: clock.now()).adding(days: -1)
         return (to.adding(days: -Int64(days - 1)), to)
+    }
+
+    /// Today's totals per service and figure: the services answer today's counts of what officers, labs and
+    /// health-authority systems did, never of what apps did (`DailyFigure.isAppSide`). A service that cannot be read
+    /// is left out here; its section below says so.
+    private func statisticsSoFarToday(_ answers: [StatisticsSources.Answer], texts: StatisticsTexts) -> [[String: Any]] {
+        answers.flatMap { answer -> [[String: Any]] in
+            let totals = Dictionary(grouping: answer.counts ?? [], by: \.figure).mapValues { $0.reduce(0) { $0 + $1.count } }
+            let names = totals.keys.sorted { (Self.figureOrder.firstIndex(of: $0) ?? Int.max, $0) < (Self.figureOrder.firstIndex(of: $1) ?? Int.max, $1) }
+            return names.map { name in
+                [
+                    "id": "today-\(answer.service)-\(name)".replacingOccurrences(of: "_", with: "-"),
+                    "service": texts.services[answer.service] ?? answer.service,
+                    "title": texts.figure(name),
+                    "count": totals[name] ?? 0,
+                ]
+            }
+        }
     }
 
     /// One service's section: a chart per figure with its daily totals, and its parts' totals.
