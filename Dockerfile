@@ -14,6 +14,10 @@ WORKDIR /src
 COPY Package.swift ./
 RUN swift package resolve
 COPY . .
+# The commit `--version` names: the build context has no .git, so give it
+# (`docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) .`); the compose file does.
+ARG BUILD_COMMIT=unknown
+RUN printf '%s\n' "$BUILD_COMMIT" > BUILD_COMMIT
 # The flags every release build shares are in scripts/release-build, which builds the products one by one.
 RUN scripts/release-build \
         --product verification-service --product testresult-service \

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExposureBuildInfo
 import ExposureCore
 import ExposureTestSupport
 import Foundation
@@ -101,8 +102,23 @@ import Testing
         #expect(try ListOutputOptions.render(json: false, ["rows": [Row()]]) { "table" } == "table")
     }
 
-    @Test func theVersionIsOneSemanticVersion() {
-        #expect(ExposureSuite.version.split(separator: ".").count == 3)
-        #expect(ExposureSuite.version.split(separator: ".").allSatisfy { Int($0) != nil })
+    /// `--version`: the release, a semantic version, then the commit and when it was built.
+    @Test func theVersionNamesTheReleaseTheCommitAndTheBuildDate() throws {
+        #expect(BuildInfo.version.split(separator: ".").count == 3)
+        #expect(BuildInfo.version.split(separator: ".").allSatisfy { Int($0) != nil })
+        #expect(ExposureSuite.version == "\(BuildInfo.version) (commit \(BuildInfo.commit), built \(BuildInfo.buildDate))")
+        #expect(ISO8601DateFormatter().date(from: BuildInfo.buildDate) != nil)
+        // Built from this checkout: the commit is git's HEAD (with "-dirty" when tracked files were changed).
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        git.arguments = ["rev-parse", "--short=12", "HEAD"]
+        let output = Pipe()
+        git.standardOutput = output
+        git.standardError = FileHandle.nullDevice
+        try git.run()
+        git.waitUntilExit()
+        let head = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(git.terminationStatus == 0 && head.count == 12)
+        #expect(BuildInfo.commit == head || BuildInfo.commit == head + "-dirty", "built from \(BuildInfo.commit), HEAD is \(head)")
     }
 }

@@ -1,3 +1,4 @@
+import ExposureBuildInfo
 import ExposureCore
 import ExposureTestSupport
 import Foundation
@@ -34,17 +35,25 @@ import Testing
         try await withListener { client in
             let live = try await client.get("/health/live")
             #expect(live.status == 200)
-            #expect(live.json["status"] as? String == "up")
+            // Nothing an outsider could tell the build by.
+            #expect(live.text == #"{"status":"up"}"#)
             #expect(try await client.get("/health/ready").status == 404)
             #expect(try await client.get("/metrics").status == 404)
         }
         try await withManagement { client in
-            #expect(try await client.get("/health/live").status == 200)
+            // The operator's listener says which build runs.
+            let live = try await client.get("/health/live")
+            #expect(live.status == 200)
+            #expect(live.json["status"] as? String == "up")
+            #expect(live.json["version"] as? String == BuildInfo.version)
+            #expect(live.json["commit"] as? String == BuildInfo.commit)
+            #expect(live.json["built"] as? String == BuildInfo.buildDate)
             #expect(try await client.get("/health/ready").status == 200)
             let metrics = try await client.get("/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.header("content-type")?.hasPrefix("text/plain") == true)
             #expect(metrics.text.contains("http_requests_total"))
+            #expect(metrics.text.contains(#"exposure_build_info{version="\#(BuildInfo.version)",commit="\#(BuildInfo.commit)"} 1"#))
         }
     }
 

@@ -1,5 +1,8 @@
+import ExposureBuildInfo
+
 /// The project as a whole: what `--version` prints for every executable, kept in one place so that the five
 /// executables cannot disagree.
 public enum ExposureSuite {
-    public static let version = "0.1.0"
+    /// The release, the commit and the build date (`BuildInfo`), in one line.
+    public static let version = BuildInfo.description
 }

@@ -1,3 +1,4 @@
+import ExposureBuildInfo
 import Foundation
 import Hummingbird
 import NIOCore
@@ -18,16 +19,20 @@ public struct ReadinessCheck: Sendable {
 }
 
 extension Router {
-    /// `/health/live`: the process answers.
-    public func addLivenessRoute() {
+    /// `/health/live`: the process answers. On the management listener (`describingBuild`) it also says which build
+    /// runs (`BuildInfo`); listeners others reach say nothing an outsider could fingerprint the installation by.
+    public func addLivenessRoute(describingBuild: Bool = false) {
+        let body = describingBuild
+            ? ["status": "up", "version": BuildInfo.version, "commit": BuildInfo.commit, "built": BuildInfo.buildDate]
+            : ["status": "up"]
         get("/health/live") { _, _ in
-            Self.json(["status": "up"], status: .ok)
+            Self.json(body, status: .ok)
         }
     }
 
     /// `/health/live` (the process answers), `/health/ready` (every dependency answers within 2 s).
     public func addHealthRoutes(checks: [ReadinessCheck]) {
-        addLivenessRoute()
+        addLivenessRoute(describingBuild: true)
         get("/health/ready") { _, _ in
             var results: [String: String] = [:]
             await withTaskGroup(of: (String, Bool).self) { group in

@@ -1,3 +1,4 @@
+import ExposureBuildInfo
 import Foundation
 import Logging
 import Metrics
@@ -10,6 +11,14 @@ public enum Observability {
 
     private static let bootstrapOnce: Void = {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        // What is running, in the usual form of a build-information metric: always 1, the facts in its labels, so
+        // that a dashboard can show which commit each replica runs (docs/operations.md, "Metrics").
+        registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "exposure_build", unitName: "info", helpText: "The running build: always 1, its version and commit in the labels."
+            ),
+            labels: [("version", BuildInfo.version), ("commit", BuildInfo.commit)]
+        ).set(to: 1)
     }()
 
     private static let loggingLock = NSLock()
