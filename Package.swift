@@ -149,11 +149,20 @@ let package = Package(
             path: "Shared/NaCl",
             swiftSettings: swiftSettings
         ),
+        // The version, commit and build date of the executables, the last two written by the BuildInfo plugin.
+        .target(
+            name: "ExposureBuildInfo",
+            path: "Shared/BuildInfo",
+            swiftSettings: swiftSettings,
+            plugins: ["BuildInfo"]
+        ),
+        .plugin(name: "BuildInfo", capability: .buildTool(), path: "Plugins/BuildInfo"),
         // What every service runs on: HTTP, databases, configuration, lifecycle, observability, clients.
         .target(
             name: "ExposureCore",
             dependencies: [
                 "ExposureRules",
+                "ExposureBuildInfo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -347,6 +356,7 @@ let package = Package(
             name: "ExposureStack",
             dependencies: [
                 "ExposureCore", "Verification", "TestResult", "Submission", "Portal",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -381,7 +391,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "ExposureCoreTests", dependencies: [
-            "ExposureCore", "ExposureRules", "ExposureNaCl", "ExposureStatistics", "ExposureTestSupport",
+            "ExposureBuildInfo", "ExposureCore", "ExposureRules", "ExposureNaCl", "ExposureStatistics", "ExposureTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ExposureProtocolTests", dependencies: ["ExposureProtocol"], swiftSettings: swiftSettings),

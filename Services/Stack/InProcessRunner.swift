@@ -36,18 +36,11 @@ public final class InProcessRunner: StackRunner {
         self.serveExportsByDefault = serveExportsByDefault
     }
 
-    /// The portal's configured key, or the one it generates under `DATA_DIR`; a configured key's public half is
-    /// written beside the generated one's place, for verification to read.
-    public func preparePortalKey(variables: [String: String]) async throws -> String {
+    /// The public half of the portal's configured key, read as the portal reads it.
+    public func preparePortalKey(variables: [String: String], publicKeyFile: String) async throws -> String {
         let configuration = try PortalConfiguration(settings(.portal, variables))
-        let key = try PortalSigningKey.load(configuration)
-        var publicKeyFile = key.publicKeyFile
-        if publicKeyFile == nil {
-            let file = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent(PortalSigningKey.publicKeyFileName).path
-            try key.publicKeyPEM.write(toFile: file, atomically: true, encoding: .utf8)
-            publicKeyFile = file
-        }
-        return "\(publicKeyFile!)|\(configuration.tokenIssuer)|\(configuration.tokenAudience)"
+        try PortalSigningKey.load(configuration).publicKeyPEM.write(toFile: publicKeyFile, atomically: true, encoding: .utf8)
+        return "\(publicKeyFile)|\(configuration.tokenIssuer)|\(configuration.tokenAudience)"
     }
 
     public func start(_ member: StackMember, variables: [String: String]) async throws -> [String: Int] {

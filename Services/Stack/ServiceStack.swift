@@ -1,4 +1,5 @@
 import ExposureCore
+import Foundation
 
 /// The one way to start any set of the services with their wiring: the all-in-one launcher, every test harness
 /// and the end-to-end tests (as processes) all start their services here.
@@ -29,10 +30,12 @@ public final class ServiceStack<Runner: StackRunner>: Sendable {
         var ports: [StackMember: [String: Int]] = [:]
         var statistics: [StackMember: String] = [:]
         do {
+            try StackDevelopmentKeys.create(for: members, in: plan.dataDirectory)
             var portalKey: String?
             if members.contains(.portal) {
                 portalKey = try await runner.preparePortalKey(
-                    variables: StackWiring.variables(for: .portal, in: plan, upstreams: upstreams, portalKey: nil)
+                    variables: StackWiring.variables(for: .portal, in: plan, upstreams: upstreams, portalKey: nil),
+                    publicKeyFile: (plan.dataDirectory as NSString).appendingPathComponent(StackDevelopmentKeys.portalSigningPublicKey)
                 )
             }
             for member in members {

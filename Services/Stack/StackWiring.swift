@@ -11,7 +11,9 @@ enum StackWiring {
         for member: StackMember, in plan: StackPlan, upstreams: [StackMember: String], portalKey: String?,
         statistics: [StackMember: String] = [:]
     ) -> [String: String] {
-        var variables = ["BIND_HOST": plan.bindHost]
+        // The development keys first: the wiring and the plan's own settings win over them.
+        var variables = StackDevelopmentKeys.variables(for: member, in: plan.dataDirectory)
+        variables["BIND_HOST"] = plan.bindHost
         if let database = plan.databases[member] { variables["DATABASE_URL"] = database }
         if member.hasInternalListener { variables["INTERNAL_API_TOKENS"] = plan.tokens.accepted(by: member) }
         if member.countsStatistics, let readers = plan.tokens.statisticsTokens { variables["STATISTICS_API_TOKENS"] = readers }
@@ -30,7 +32,6 @@ enum StackWiring {
         case .portal:
             if let verification = upstreams[.verification] { variables["VERIFICATION_URL"] = verification }
             variables["VERIFICATION_API_TOKEN"] = plan.tokens.portalToVerification
-            variables["DATA_DIR"] = plan.dataDirectory
             if let token = plan.tokens.statisticsReaders["portal"] { variables["STATISTICS_API_TOKEN"] = token }
             for (source, url) in statistics { variables["\(source.environmentPrefix)_STATISTICS_URL"] = url }
         }

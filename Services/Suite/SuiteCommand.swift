@@ -11,7 +11,7 @@ struct SuiteCommand: AsyncParsableCommand {
         commandName: "exposure-suite",
         abstract: "All four ExposureSuite services in one process, on SQLite files in ./data.",
         version: ExposureSuite.version,
-        subcommands: [Serve.self, Demo.self, Healthcheck.self],
+        subcommands: [Serve.self, Demo.self, Healthcheck.self, DevelopmentKeys.self],
         defaultSubcommand: Serve.self
     )
 
@@ -58,6 +58,23 @@ struct SuiteCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             print("suite: \(options.state): \(outcome.message)")
+        }
+    }
+
+    /// For a trial of the separate services (the compose file): the keys the suite makes for itself, in a folder of
+    /// their own, since no service makes one. Never for production: a health authority's keys come from its secret
+    /// store, the export-signing key registered with Apple and Google.
+    struct DevelopmentKeys: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "development-keys",
+            abstract: "Make the portal's and submission's development keys in a folder where missing (mode 0600), and the portal key's public half; print the file names, never a key."
+        )
+        @Argument(help: "The folder (made 0700 when missing).") var directory: String
+
+        func run() throws {
+            let made = try SuiteDevelopmentKeys.create(in: directory)
+            for (variable, path) in made.variables.sorted(by: { $0.key < $1.key }) { print("\(variable)=\(path)") }
+            print("The portal key's public half, for verification's JWT_PUBLIC_KEY_FILES: \(made.portalPublicKey)")
         }
     }
 

@@ -36,9 +36,12 @@ enum SuiteLauncher {
         try SecretHashKey.createKeyFileIfMissing(at: teleTANHashKeysFile, id: "suite", random: random)
         // The LEMON family on, with development keys kept beside the data (`SuiteLemonKeys`)
         let lemon = try SuiteLemonKeys.settings(layout: layout, random: random)
-        // The key sealing CovidShield key pairs, in a file beside (never in) the submission database
-        let covidShieldKey = layout.path("covidshield-key-encryption-key")
-        try SuiteKeyFile.createIfMissing(covidShieldKey) { random.bytes(count: 32).hexString }
+        // The other development keys (export signing, the portal's, CovidShield's): the stack's, made here already
+        // because commands read the services' settings before the stack starts.
+        let made = try StackDevelopmentKeys.create(for: StackMember.allCases, in: layout.dataDirectory.path)
+        if !made.isEmpty {
+            print("Made development keys in \(layout.dataDirectory.path) (mode 0600; for development only, a service never makes keys of its own): \(made.joined(separator: ", "))")
+        }
         return StackPlan(
             databases: Dictionary(uniqueKeysWithValues: StackMember.allCases.map { ($0, layout.database($0.rawValue)) }),
             tokens: StackTokens(
@@ -48,14 +51,16 @@ enum SuiteLauncher {
             dataDirectory: layout.dataDirectory.path,
             bindHost: layout.bindHost,
             variables: [
-                .verification: ["TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile],
+                // Every app family on (LEMON through its keys below).
+                .verification: ["TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile, "COVIDSHIELD_ENABLED": "true", "PROTEGO_ENABLED": "true"],
                 // the distribution job on a short schedule, publishing the running hour (development only)
                 .submission: [
                     "EXPORT_DIR": layout.path("exports"),
                     "DISTRIBUTION_INTERVAL": "5s",
                     "DISTRIBUTION_INCLUDE_INCOMPLETE_HOURS": "true",
                     "SHIFTING_THRESHOLD": "1",
-                    "COVIDSHIELD_KEY_ENCRYPTION_KEY_FILE": covidShieldKey,
+                    "COVIDSHIELD_ENABLED": "true",
+                    "PROTEGO_ENABLED": "true",
                 ].merging(lemon) { $1 },
                 // The other app families' codes beside the teleTAN, for their demo stories.
                 .portal: ["HEALTH_AUTHORITIES": "10001=Demo health authority", "ONE_TIME_CODE_KINDS": "covidshield,protego"],
@@ -94,7 +99,7 @@ enum SuiteLauncher {
         ]
         return Services(
             stack: stack, rows: rows, credentials: secrets,
-            exportPublicKeyPEM: try exportPublicKeyPEM(plan: plan, settings: settings, logger: logger),
+            exportPublicKeyPEM: try exportPublicKeyPEM(plan: plan, settings: settings),
             endpoints: DemoStory.Endpoints(
                 verification: stack.url(.verification, "app"), testResultLabs: stack.url(.testResult, "lab"),
                 submission: stack.url(.submission, "app"), portal: stack.url(.portal, "web")
@@ -134,9 +139,9 @@ enum SuiteLauncher {
         return secrets
     }
 
-    static func exportPublicKeyPEM(plan: StackPlan, settings: InProcessRunner.SettingsReader, logger: Logger) throws -> String {
+    static func exportPublicKeyPEM(plan: StackPlan, settings: InProcessRunner.SettingsReader) throws -> String {
         let submission = try SubmissionConfiguration(settings(.submission, plan.settings(of: .submission)), serveExportsByDefault: true)
-        return try SubmissionService.exportPublicKeyPEM(submission, logger: logger)
+        return try SubmissionService.exportPublicKeyPEM(submission)
     }
 
     /// `exposure-suite demo`: uses the suite running at the default ports, or starts one in this process. With
@@ -181,7 +186,7 @@ enum SuiteLauncher {
                 endpoints: configured,
                 credentials: try credentials.read(),
                 credentialsSource: "\(layout.path("credentials.txt")); a suite already running keeps its own, so give the demo the DATA_DIR that suite was started with",
-                exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: exportPublicKeyPEM(plan: plan, settings: settings, logger: logger)),
+                exportPublicKey: try P256.Signing.PublicKey(pemRepresentation: exportPublicKeyPEM(plan: plan, settings: settings)),
                 lemon: try lemonAccess(plan: plan, settings: settings, environment: serviceEnvironment)
             )
             try await story.runTestStory()

@@ -15,9 +15,9 @@ enum SuiteLemonKeys {
         let encryption = layout.path("lemon-encryption-key.pem")
         let signing = layout.path("lemon-signing-key.pem")
         let jwt = layout.path("lemon-jwt-key.pem")
-        try SuiteKeyFile.createIfMissing(encryption) { try _RSA.Encryption.PrivateKey(keySize: .bits2048).pemRepresentation }
-        try SuiteKeyFile.createIfMissing(signing) { try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation }
-        try SuiteKeyFile.createIfMissing(jwt) { P256.Signing.PrivateKey().pemRepresentation }
+        try PrivateFiles.createIfMissing(encryption) { try _RSA.Encryption.PrivateKey(keySize: .bits2048).pemRepresentation }
+        try PrivateFiles.createIfMissing(signing) { try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation }
+        try PrivateFiles.createIfMissing(jwt) { P256.Signing.PrivateKey().pemRepresentation }
         return [
             "LEMON_ENABLED": "true",
             "LEMON_APPID_HASH_KEYS_FILE": appIdKeys,

@@ -5,6 +5,10 @@ import AsyncHTTPClient
 public func withManyConnections<T: Sendable>(_ connections: Int, _ body: (HTTPClient) async throws -> T) async throws -> T {
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+    // Requests beyond `connections` wait for one of them, and that wait is bounded by the connect timeout (10 s by
+    // default): hundreds of requests queued on a loaded two-core machine waited longer and failed with
+    // `getConnectionFromPoolTimeout` although the service answered every one.
+    configuration.timeout.connect = .seconds(90)
     let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     do {
         let result = try await body(http)

@@ -24,16 +24,17 @@ public final class ProcessRunner: StackRunner {
         self.base = base
     }
 
-    /// `portal-service signing-key` makes the key under `DATA_DIR` and prints where its public half is.
-    public func preparePortalKey(variables: [String: String]) async throws -> String {
+    /// `portal-service signing-key` prints the public half of the portal's key, which is written to `publicKeyFile`.
+    public func preparePortalKey(variables: [String: String], publicKeyFile: String) async throws -> String {
         let environment = base.merging(variables) { $1 }
         let signing = try await ServiceProcess.run(StackMember.portal.executable, ["signing-key"], environment: environment)
-        guard signing.status == 0, let file = signing.output.split(separator: "\n").last(where: { $0.hasSuffix(".pub.pem") }) else {
+        guard signing.status == 0, signing.output.contains("-----BEGIN PUBLIC KEY-----") else {
             throw ServiceProcessError.exited("portal-service signing-key", signing.status, signing.output)
         }
+        try signing.output.write(toFile: publicKeyFile, atomically: true, encoding: .utf8)
         // The issuer and audience the portal puts in its tokens, as its configuration reads them.
         let portal = try PortalConfiguration(Settings(arguments: ["test"], environment: environment))
-        return "\(file)|\(portal.tokenIssuer)|\(portal.tokenAudience)"
+        return "\(publicKeyFile)|\(portal.tokenIssuer)|\(portal.tokenAudience)"
     }
 
     /// Gives each listener a free port unless the variables name one, starts the executable and waits until it

@@ -1,4 +1,6 @@
 import ExposureCore
+import ExposureStack
+import Foundation
 
 /// The service tokens of the tests: every internal listener started through `TestServices.settings` accepts all of
 /// them, and every calling service presents its own.
@@ -27,15 +29,27 @@ public enum TestServiceTokens {
     /// `INTERNAL_API_TOKENS` naming every caller above.
     public static let internalAPITokens = "submission=\(submission),portal=\(portal),verification=\(verification),tests=\(tests)"
 
-    /// What `TestServices.settings` puts under a test's own settings.
-    public static let serviceDefaults: [String: String] = [
+    /// What `TestServices.settings` puts under a test's own settings: the tokens, every family on, and the keys the
+    /// services need to serve (the stack's development keys, made once per test process in a private folder).
+    public static let serviceDefaults: [String: String] = developmentKeys.merging([
         "MANAGEMENT_PORT": "0",
         // Verification's issuer listener, which a test reaches through the port it was given.
         "ISSUER_PORT": "0",
         "INTERNAL_API_TOKENS": internalAPITokens,
         "VERIFICATION_API_TOKEN": submission,
         "TESTRESULT_API_TOKEN": verification,
-        // Submission serves only with the key sealing CovidShield key pairs (a fixed one for tests).
-        "COVIDSHIELD_KEY_ENCRYPTION_KEY": String(repeating: "c5", count: 32),
-    ]
+        "COVIDSHIELD_ENABLED": "true",
+        "PROTEGO_ENABLED": "true",
+    ]) { $1 }
+
+    /// The portal's and submission's keys, as a stack names them.
+    private static let developmentKeys: [String: String] = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("test-keys-\(UUID().uuidString)").path
+        do {
+            try StackDevelopmentKeys.create(for: [.portal, .submission], in: directory)
+        } catch {
+            fatalError("the tests' development keys cannot be made in \(directory): \(error)")
+        }
+        return StackDevelopmentKeys.variables(for: .portal, in: directory).merging(StackDevelopmentKeys.variables(for: .submission, in: directory)) { $1 }
+    }()
 }

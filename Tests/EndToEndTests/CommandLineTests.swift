@@ -24,6 +24,7 @@ import Testing
         ("portal-service", ["audit"]),
         ("portal-service", ["signing-key"]),
         ("exposure-suite", []), ("exposure-suite", ["serve"]), ("exposure-suite", ["demo"]), ("exposure-suite", ["healthcheck"]),
+        ("exposure-suite", ["development-keys"]),
     ]
 
     static let executables = ["verification-service", "testresult-service", "submission-service", "portal-service", "exposure-suite"]
@@ -153,14 +154,17 @@ import Testing
     }
 
     /// `serve` without a setting that only serving needs (the tokens of the services it calls or answers, the teleTAN
-    /// hash keys) stops with one line naming it and exit code 2, before it opens its database or writes a file: the
+    /// hash keys, every key it signs or seals with, none of which a service makes) stops with one line naming it and
+    /// exit code 2, before it opens its database or writes a file: the
     /// portal used to make its HTTP client first and crash in a debug build ("Client not shut down before the
     /// deinit"), test-result and submission to migrate their database first.
     @Test(arguments: [
         ("verification-service", "INTERNAL_API_TOKENS"), ("verification-service", "TESTRESULT_API_TOKEN"),
         ("verification-service", "TELETAN_HASH_KEYS"), ("testresult-service", "INTERNAL_API_TOKENS"),
-        ("submission-service", "VERIFICATION_API_TOKEN"), ("submission-service", "COVIDSHIELD_KEY_ENCRYPTION_KEY"),
-        ("portal-service", "VERIFICATION_API_TOKEN"),
+        ("submission-service", "VERIFICATION_API_TOKEN"), ("submission-service", "SIGNING_KEY_FILE"),
+        ("submission-service", "COVIDSHIELD_KEY_ENCRYPTION_KEY"), ("submission-service", "COVIDSHIELD_RETRIEVE_HMAC_KEY"),
+        ("submission-service", "PROTEGO_SIGNING_KEY_FILE"),
+        ("portal-service", "VERIFICATION_API_TOKEN"), ("portal-service", "PORTAL_SIGNING_KEY_FILE"), ("portal-service", "TOTP_ENCRYPTION_KEY"),
     ])
     func serveWithoutARequiredSettingExits2BeforeTouchingAnything(executable: String, variable: String) async throws {
         let scratch = try Scratch().make()
@@ -168,6 +172,7 @@ import Testing
         var environment = scratch.environment
         environment["TELETAN_HASH_KEYS"] = TestServices.teleTANHashKeys
         environment[variable] = nil
+        environment[variable + "_FILE"] = nil
         let run = try await ServiceProcess.capture(
             executable, ["serve"], environment: environment, timeout: .seconds(20), workingDirectory: scratch.directory
         )
@@ -238,6 +243,37 @@ import Testing
             #expect(last.contains(expected), "\(url): \(last)")
             #expect(!(run.standardOutput + run.standardError).contains("CircuitBreaker"), "\(run.standardError)")
         }
+    }
+
+    /// No service makes a key; `exposure-suite development-keys` makes the suite's for a trial of the separate services
+    /// (the compose file's `keys` service): private files, the portal key's public half beside them, the settings that
+    /// name them printed, never a key; a second run keeps every key.
+    @Test func developmentKeysAreMadeOncePrivatelyAndNeverPrinted() async throws {
+        let scratch = try Scratch().make()
+        defer { scratch.remove() }
+        let folder = scratch.directory.appendingPathComponent("keys")
+        let first = try await ServiceProcess.capture("exposure-suite", ["development-keys", folder.path], environment: scratch.environment)
+        #expect(first.status == 0, "\(first.standardError)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == [
+            "covidshield-key-encryption-key", "covidshield-retrieve-hmac-key", "export-signing-key.pem", "portal-signing-key.pem",
+            "portal-signing-key.pub.pem", "portal-totp-key.hex", "protego-signing-key.pem",
+        ])
+        var contents: [String: String] = [:]
+        for name in names {
+            let path = folder.appendingPathComponent(name).path
+            let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+            #expect(mode == (name.hasSuffix(".pub.pem") ? 0o644 : 0o600), "\(name): \(String(mode ?? 0, radix: 8))")
+            contents[name] = try String(contentsOfFile: path, encoding: .utf8)
+            if !name.hasSuffix(".pub.pem") {
+                #expect(!first.standardOutput.contains(contents[name]!.trimmingCharacters(in: .whitespacesAndNewlines)))
+            }
+        }
+        #expect(first.standardOutput.contains("SIGNING_KEY_FILE=\(folder.path)/export-signing-key.pem"))
+        #expect(first.standardOutput.contains("TOTP_ENCRYPTION_KEY_FILE=\(folder.path)/portal-totp-key.hex"))
+        let second = try await ServiceProcess.capture("exposure-suite", ["development-keys", folder.path], environment: scratch.environment)
+        #expect(second.status == 0)
+        for name in names { #expect(try String(contentsOfFile: folder.appendingPathComponent(name).path, encoding: .utf8) == contents[name]) }
     }
 
     /// A database the service makes is its user's alone: its folder 0700, the file and its -wal and -shm 0600; a file

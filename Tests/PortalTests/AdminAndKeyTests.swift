@@ -1,5 +1,6 @@
 import ExposureCore
 import ExposureTestSupport
+import ExposureStack
 import Foundation
 import JWTKit
 @testable import PortalDomain
@@ -63,36 +64,55 @@ import Testing
         }
     }
 
-    @Test func theSigningKeyIsCreatedOncePrivatelyWithItsPublicKeyBeside() throws {
+    /// The portal never makes its key: the stack (the suite, the tests) makes a development one, once, private.
+    @Test func theStacksDevelopmentKeysAreMadeOncePrivately() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)/data")
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let first = try PortalSigningKey.loadOrCreate(in: directory.path)
-        let privatePath = directory.appendingPathComponent(PortalSigningKey.privateKeyFileName).path
-        let attributes = try FileManager.default.attributesOfItem(atPath: privatePath)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        let publicPEM = try String(contentsOfFile: try #require(first.publicKeyFile), encoding: .utf8)
-        #expect(first.publicKeyFile == directory.appendingPathComponent("portal-signing-key.pub.pem").path)
-        #expect(try ES256PublicKey(pem: publicPEM) == first.privateKey.publicKey)
-        let second = try PortalSigningKey.loadOrCreate(in: directory.path)
-        #expect(second.publicKeyPEM == first.publicKeyPEM)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["portal-signing-key.pem", "portal-signing-key.pub.pem"])
+        try StackDevelopmentKeys.create(for: [.portal], in: directory.path)
+        let variables = StackDevelopmentKeys.variables(for: .portal, in: directory.path)
+        let keyFile = try #require(variables["PORTAL_SIGNING_KEY_FILE"])
+        for file in [keyFile, try #require(variables["TOTP_ENCRYPTION_KEY_FILE"])] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        }
+        let first = try String(contentsOfFile: keyFile, encoding: .utf8)
+        try StackDevelopmentKeys.create(for: [.portal], in: directory.path)
+        #expect(try String(contentsOfFile: keyFile, encoding: .utf8) == first)
+        let configuration = try PortalConfiguration(TestServices.settings(variables))
+        #expect(try PortalSigningKey.load(configuration).privateKey.publicKey == ES256PrivateKey(pem: first).publicKey)
     }
 
-    @Test func anOperatorProvidedKeyIsUsedAsIs() throws {
+    @Test func anOperatorProvidedKeyIsUsedAsIsAndNoneIsEverMade() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = ES256PrivateKey()
         let file = directory.appendingPathComponent("mine.pem").path
         try SecretFile.write(key.pemRepresentation, toFile: file)
-        let configuration = try PortalConfiguration(TestServices.settings(["PORTAL_SIGNING_KEY_FILE": file, "DATA_DIR": directory.path]))
-        let loaded = try PortalSigningKey.load(configuration)
-        #expect(loaded.publicKeyPEM == key.publicKey.pemRepresentation)
-        #expect(loaded.publicKeyFile == nil)
-        // A key file that is not there stops the configuration itself, before a key could be generated instead.
+        let configuration = try PortalConfiguration(TestServices.settings(["PORTAL_SIGNING_KEY_FILE": file]))
+        #expect(try PortalSigningKey.load(configuration).publicKeyPEM == key.publicKey.pemRepresentation)
+        // A key file that is not there stops the configuration itself.
         #expect(throws: ConfigurationError.self) {
             try PortalConfiguration(TestServices.settings(["PORTAL_SIGNING_KEY_FILE": directory.appendingPathComponent("none.pem").path]))
         }
+        // Without the settings, serving stops with the variable's name, and nothing is written anywhere.
+        let unset = try PortalConfiguration(TestServices.settings([
+            "PORTAL_SIGNING_KEY_FILE": "", "TOTP_ENCRYPTION_KEY_FILE": "", "VERIFICATION_API_TOKEN": "token-of-the-portal-at-verification-0001",
+        ]))
+        do {
+            try unset.checkServing()
+            Issue.record("the portal served without a signing key")
+        } catch {
+            #expect(error.variable == "PORTAL_SIGNING_KEY_FILE")
+        }
+        let withKey = try PortalConfiguration(TestServices.settings(["PORTAL_SIGNING_KEY_FILE": file, "TOTP_ENCRYPTION_KEY_FILE": ""]))
+        do {
+            try withKey.checkServing()
+            Issue.record("the portal served without a TOTP key")
+        } catch {
+            #expect(error.variable == "TOTP_ENCRYPTION_KEY")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["mine.pem"])
     }
 
     @Test func configurationIsValidated() throws {

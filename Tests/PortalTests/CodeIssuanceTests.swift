@@ -134,9 +134,7 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func aVerificationThatRefusesOrIsGoneIsReported(kind: TestDatabase) async throws {
-        let otherKey = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: otherKey) }
-        let publicKey = try PortalSigningKey.loadOrCreate(in: otherKey.path).publicKeyFile!
+        let publicKey = try ForeignSigningKey.publicKeyFile()
         try await PortalHarness.run(
             on: kind, portal: Self.bothKinds, verification: ["JWT_PUBLIC_KEY_FILES": "\(publicKey)|exposuresuite-portal|exposuresuite-verification"]
         ) { h in

@@ -221,9 +221,7 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func aVerificationThatDoesNotTrustThePortalIsReportedNotHidden(kind: TestDatabase) async throws {
         // Verification trusting another key: the portal's token is refused (401).
-        let otherKey = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: otherKey) }
-        let publicKey = try PortalSigningKey.loadOrCreate(in: otherKey.path).publicKeyFile!
+        let publicKey = try ForeignSigningKey.publicKeyFile()
         try await PortalHarness.run(on: kind, verification: ["JWT_PUBLIC_KEY_FILES": "\(publicKey)|exposuresuite-portal|exposuresuite-verification"]) { h in
             let anna = try await h.signedIn("anna")
             let refused = try await anna.issue("TEST")

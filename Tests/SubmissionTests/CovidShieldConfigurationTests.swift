@@ -8,9 +8,11 @@ import Testing
 
 @Suite struct CovidShieldConfigurationTests {
     /// Without keys of its own the configuration reads (commands other than `serve` need none); serving then needs
-    /// the key-encryption key (`CovidShieldKeyEncryptionTests`).
+    /// both keys (`CovidShieldKeyEncryptionTests`, `CommandLineTests.serveWithoutARequiredSettingExits2…`).
     @Test func defaultsServeOntarioWithoutKeysOfTheirOwn() throws {
-        let configuration = try CovidShieldConfiguration(TestServices.settings(["COVIDSHIELD_KEY_ENCRYPTION_KEY": ""]))
+        let configuration = try CovidShieldConfiguration(TestServices.settings([
+            "COVIDSHIELD_KEY_ENCRYPTION_KEY_FILE": "", "COVIDSHIELD_RETRIEVE_HMAC_KEY_FILE": "",
+        ]))
         #expect(configuration.regions == ["ON"])
         #expect(configuration.cwaKeysRegion == nil)
         #expect(configuration.keyEncryptionKey == nil && configuration.retrieveHMACKey == nil)

@@ -50,7 +50,7 @@ import Testing
     func withoutAKeyEncryptionKeyTheServiceDoesNotStart(kind: TestDatabase) async throws {
         try await kind.withFreshDatabaseURL { url in
             let configuration = try SubmissionConfiguration(TestServices.settings([
-                "DATABASE_URL": url.connectionString, "COVIDSHIELD_KEY_ENCRYPTION_KEY": "", "PORT": "0", "BIND_HOST": "127.0.0.1",
+                "DATABASE_URL": url.connectionString, "COVIDSHIELD_KEY_ENCRYPTION_KEY_FILE": "", "PORT": "0", "BIND_HOST": "127.0.0.1",
             ]))
             #expect(throws: CovidShieldConfiguration.keyEncryptionKeyMissing) { try configuration.checkServing() }
             await #expect(throws: CovidShieldConfiguration.keyEncryptionKeyMissing) {

@@ -170,14 +170,14 @@ import Testing
         for (value, reason) in keyErrors {
             let loaded = try configuration(["SIGNING_KEY_FILE": primary, variable: value])
             #expect(throws: ConfigurationError(variable: variable, reason: reason), "\(value)") {
-                try loaded.distribution.signing.load(logger: TestLogger.quiet)
+                try loaded.distribution.signing.load()
             }
         }
 
         // The ProteGO region's keys are read by the same code, under their own names.
         let protego = try configuration(["PROTEGO_SIGNING_KEY_FILE": primary, "PROTEGO_SIGNING_ADDITIONAL_KEY_FILES": "\(otherCurve)|v2"])
         #expect(throws: ConfigurationError(variable: "PROTEGO_SIGNING_ADDITIONAL_KEY_FILES", reason: "names \(otherCurve), which is not a PEM P-256 private key")) {
-            try protego.protego.signing.load(logger: TestLogger.quiet)
+            try protego.protego.signing.load()
         }
         #expect(throws: ConfigurationError.self) {
             try configuration(["PROTEGO_SIGNING_ADDITIONAL_KEY_FILES": "\(second)|v1"])
@@ -188,6 +188,6 @@ import Testing
     @Test func theExistingSettingsAloneSignWithOneKey() throws {
         let signing = try configuration(["SIGNATURE_KEY_VERSION": "v3", "SIGNATURE_KEY_ID": "999"]).distribution.signing
         #expect(signing.additional.isEmpty)
-        #expect(signing.keyFile == nil && signing.keyVersion == "v3" && signing.keyID == "999" && signing.appBundleID == "de.rki.coronawarnapp")
+        #expect(signing.keyFile == TestServiceTokens.serviceDefaults["SIGNING_KEY_FILE"] && signing.keyVersion == "v3" && signing.keyID == "999" && signing.appBundleID == "de.rki.coronawarnapp")
     }
 }

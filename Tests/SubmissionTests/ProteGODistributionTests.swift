@@ -47,8 +47,8 @@ import Testing
             all["VERIFICATION_URL"] = harness.verificationURL.absoluteString
             let configuration = try SubmissionConfiguration(TestServices.settings(all))
             let distributor = try SubmissionService.makeDistributor(configuration, database: harness.database, logger: TestLogger.quiet)
-            let regionPEM = try SubmissionService.protegoExportPublicKeyPEM(configuration, logger: TestLogger.quiet)
-            let cwaPEM = try SubmissionService.exportPublicKeyPEM(configuration, logger: TestLogger.quiet)
+            let regionPEM = try SubmissionService.protegoExportPublicKeyPEM(configuration)
+            let cwaPEM = try SubmissionService.exportPublicKeyPEM(configuration)
             try await body(Output(
                 harness: harness, distributor: distributor,
                 regionKey: try P256.Signing.PublicKey(pemRepresentation: regionPEM),

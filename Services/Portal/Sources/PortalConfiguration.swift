@@ -17,9 +17,7 @@ public struct PortalConfiguration: Sendable {
     /// The portal's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required to serve).
     public var verificationToken: String?
     public var verificationPolicy: DownstreamPolicy
-    /// Where the generated signing key lives (`DATA_DIR`, default `./data`).
-    public var dataDirectory: String
-    /// An operator-provided PEM P-256 private key (`PORTAL_SIGNING_KEY_FILE`); generated under `DATA_DIR` when absent.
+    /// The PEM P-256 private key signing officers' tokens (`PORTAL_SIGNING_KEY_FILE`, required to serve).
     public var signingKeyFile: String?
     /// The `iss` of the portal's own officer tokens (`PORTAL_TOKEN_ISSUER`).
     public var tokenIssuer: String
@@ -63,8 +61,8 @@ public struct PortalConfiguration: Sendable {
     /// Whether officers without the supervisor role must set up two-factor sign-in too (`TOTP_REQUIRED_FOR_OFFICERS`,
     /// default false; supervisors always must).
     public var totpRequiredForOfficers: Bool
-    /// The AES-256-GCM key sealing TOTP secrets (`TOTP_ENCRYPTION_KEY`, 64 hex digits); generated under `DATA_DIR`
-    /// when unset.
+    /// The AES-256-GCM key sealing TOTP secrets (`TOTP_ENCRYPTION_KEY`, 64 hex digits; required to serve while
+    /// `LOCAL_LOGIN` is on).
     public var totpEncryptionKey: [UInt8]?
     /// The services' statistics the statistics page shows (`STATISTICS_API_TOKEN`, `VERIFICATION_STATISTICS_URL`).
     public var statistics: PortalStatisticsSettings
@@ -81,7 +79,6 @@ public struct PortalConfiguration: Sendable {
             // A retry only follows a failed connection or a proxy's 502/503/504, never an answer of verification itself.
             attempts: try settings.int("VERIFICATION_ATTEMPTS", default: 2, in: 1...10)
         )
-        dataDirectory = try settings.string("DATA_DIR", default: "./data")
         signingKeyFile = try settings.file("PORTAL_SIGNING_KEY_FILE", holds: .secret)
         tokenIssuer = try settings.string("PORTAL_TOKEN_ISSUER", default: "exposuresuite-portal")
         tokenAudience = try settings.string("PORTAL_TOKEN_AUDIENCE", default: "exposuresuite-verification")

@@ -41,11 +41,6 @@ public enum PortalService {
                 clock: environment.clock, random: environment.random
             )
         }
-        if let file = signingKey?.publicKeyFile {
-            logger.info("local officers' tokens are signed with the portal key; verification must trust it", metadata: [
-                "JWT_PUBLIC_KEY_FILES": "\(file)|\(configuration.tokenIssuer)|\(configuration.tokenAudience)",
-            ])
-        }
         let sessions = SessionStore(database: database)
         let oidcLogins = OIDCLoginStore(database: database)
         let rateLimits = OfficerRateLimitStore(database: database)

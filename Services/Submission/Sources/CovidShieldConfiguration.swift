@@ -21,12 +21,24 @@ public struct CovidShieldConfiguration: Sendable {
         variable: "COVIDSHIELD_KEY_ENCRYPTION_KEY",
         reason: "is required (or COVIDSHIELD_KEY_ENCRYPTION_KEY_FILE): 64 hex digits (openssl rand -hex 32) sealing CovidShield key pairs, kept outside the database"
     )
-    /// The HMAC key shared with the apps for retrieval (`COVIDSHIELD_RETRIEVE_HMAC_KEY`, hex, at least 32 bytes).
-    /// Unset: one is made at first start and kept in `service_secrets` (no real app can know it).
+    /// The HMAC key shared with the apps for retrieval (`COVIDSHIELD_RETRIEVE_HMAC_KEY`, hex, at least 32 bytes):
+    /// required to serve, as an app can only retrieve with the key built into it.
     public var retrieveHMACKey: [UInt8]?
     /// The ENExposureConfiguration JSON served for every region (`COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE`, read at
     /// start; default the reference's).
     public var exposureConfiguration: String
+
+    /// What `serve` says without `COVIDSHIELD_RETRIEVE_HMAC_KEY`.
+    static let retrieveHMACKeyMissing = ConfigurationError(
+        variable: "COVIDSHIELD_RETRIEVE_HMAC_KEY",
+        reason: "is required (or COVIDSHIELD_RETRIEVE_HMAC_KEY_FILE): the retrieval HMAC key built into the CovidShield apps, at least 32 bytes in hex"
+    )
+
+    /// Stops start-up, naming the setting, when a key the family serves with is not configured.
+    func checkKeys() throws(ConfigurationError) {
+        guard keyEncryptionKey != nil else { throw Self.keyEncryptionKeyMissing }
+        guard retrieveHMACKey != nil else { throw Self.retrieveHMACKeyMissing }
+    }
 
     public init(_ settings: Settings) throws(ConfigurationError) {
         regions = try settings.list("COVIDSHIELD_REGIONS", default: ["ON"])

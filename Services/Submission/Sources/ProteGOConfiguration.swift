@@ -13,8 +13,8 @@ public struct ProteGOConfiguration: Sendable {
     /// Where in the tree (`PROTEGO_EXPORT_PATH`, default `protego/<region>`): the apps' key base URL is the CDN's
     /// `<path>/`.
     public var exportPath: String
-    /// The region's own export signing keys: `PROTEGO_SIGNING_KEY_FILE` (a PEM P-256 private key; nil = a development
-    /// key at `<DATA_DIR>/protego-signing-key.pem`, generated on first start as the CWA one is),
+    /// The region's own export signing keys: `PROTEGO_SIGNING_KEY_FILE` (a PEM P-256 private key, required while
+    /// `PROTEGO_EXPORTS` is on),
     /// `PROTEGO_SIGNING_ADDITIONAL_KEY_FILES`, and the `SignatureInfo` of the region's files:
     /// `PROTEGO_SIGNATURE_APP_BUNDLE_ID` (pl.gov.mc.protegosafe), `PROTEGO_SIGNATURE_KEY_ID` (260, Poland's mobile
     /// country code; the key id Apple and Google registered for Poland is not known) and
@@ -40,8 +40,7 @@ public struct ProteGOConfiguration: Sendable {
             throw ConfigurationError(variable: "PROTEGO_EXPORT_PATH", reason: "must be a relative path of plain names outside version/, got '\(exportPath)'")
         }
         signing = try ExportSigningKeys(
-            settings, prefix: "PROTEGO_", developmentKeyPath: try settings.string("DATA_DIR", default: "data") + "/protego-signing-key.pem",
-            defaultAppBundleID: "pl.gov.mc.protegosafe", defaultKeyID: "260"
+            settings, prefix: "PROTEGO_", defaultAppBundleID: "pl.gov.mc.protegosafe", defaultKeyID: "260"
         )
     }
 

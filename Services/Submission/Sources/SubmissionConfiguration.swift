@@ -39,6 +39,8 @@ public struct SubmissionConfiguration: Sendable {
     public var statistics: StatisticsSettings
     /// The distribution job (export files, indexes, app configuration) and serving its tree.
     public var distribution: DistributionConfiguration
+    /// The app families served beside the CWA one (`COVIDSHIELD_ENABLED`, `PROTEGO_ENABLED`; LEMON: `lemon.enabled`).
+    public var families: AppFamilies
     /// The CovidShield app family's adapter on the same listener (docs/covidshield.md).
     public var covidShield: CovidShieldConfiguration
     /// The LEMON tracing-app API on the app listener (`LEMON_ENABLED`, default off; `LemonConfiguration`).
@@ -96,6 +98,7 @@ public struct SubmissionConfiguration: Sendable {
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         statistics = try StatisticsSettings(settings)
         distribution = try DistributionConfiguration(settings, country: home, serveExportsByDefault: serveExportsByDefault)
+        families = try AppFamilies(settings)
         covidShield = try CovidShieldConfiguration(settings)
         lemon = try LemonConfiguration(settings)
         protego = try ProteGOConfiguration(settings)
@@ -108,4 +111,10 @@ extension SubmissionConfiguration {
     public static func commonSettings(_ settings: Settings) throws(ConfigurationError) -> CommonSettings {
         try CommonSettings(settings, defaultDatabase: "sqlite://data/submission.db", defaultPoolSize: 32, managementPort: defaultManagementPort)
     }
+}
+
+extension SubmissionConfiguration {
+    /// Whether the distribution run writes (and `serve` serves) the ProteGO download output: the family enabled and
+    /// its `PROTEGO_EXPORTS` on.
+    public var writesProteGOExports: Bool { families.protego && protego.exports }
 }

@@ -75,31 +75,36 @@ public enum SubmissionService {
             ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL, client: http.client),
         ]
         let distributor: Distributor
-        let covidShield: CovidShieldHandlers
+        var covidShield: CovidShieldHandlers?
         // The app families' one-time codes are verification's: one client spends them for every adapter.
         let codes = OneTimeCodes(
             baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
             http: http, logger: logger
         )
         do {
-            covidShield = try await makeCovidShieldHandlers(
-                configuration, database: database, store: store, codes: codes, tally: tally, environment: environment
-            )
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
-            // The CovidShield family on the same listener: its app has one base URL for what it sends.
-            try covidShield.registerHandlers(
-                on: router, configuration: StandardRouter.openAPIConfiguration,
-                middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldCacheHeaders()]
-            )
-            // The LEMON family too (when enabled): one base URL for its app.
+            // Each other family, when enabled, on the same listener: its app has one base URL for what it sends. A
+            // disabled family's paths are not there (404).
+            if configuration.families.covidShield {
+                let handlers = try await makeCovidShieldHandlers(
+                    configuration, database: database, store: store, codes: codes, tally: tally, environment: environment
+                )
+                try handlers.registerHandlers(
+                    on: router, configuration: StandardRouter.openAPIConfiguration,
+                    middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldCacheHeaders()]
+                )
+                covidShield = handlers
+            }
             try await LemonFamily.register(
                 on: router, configuration: configuration.lemon, database: database, maxBodyBytes: configuration.maxBodyBytes, environment: environment
             )
-            // The ProteGO Safe family on the same listener: its own document and envelopes, the same intake.
-            try ProteGOAdapter(
-                codes: codes, intake: intake, rules: configuration.protego.rules(riskMapping: configuration.rules.riskMapping),
-                tally: tally, environment: environment
-            ).register(on: router)
+            // ProteGO Safe: its own document and envelopes, the same intake.
+            if configuration.families.protego {
+                try ProteGOAdapter(
+                    codes: codes, intake: intake, rules: configuration.protego.rules(riskMapping: configuration.rules.riskMapping),
+                    tally: tally, environment: environment
+                ).register(on: router)
+            }
             distributor = try makeDistributor(configuration, database: database, logger: logger)
         } catch {
             await http.shutdown()
@@ -108,16 +113,19 @@ public enum SubmissionService {
         if configuration.distribution.serveExports {
             ExportFileRoutes.register(
                 on: router, root: configuration.distribution.exportDirectory,
-                protegoRoot: configuration.protego.exports ? configuration.protego.exportPath : nil
+                protegoRoot: configuration.writesProteGOExports ? configuration.protego.exportPath : nil
             )
         }
 
+        let covidShieldPairs = covidShield?.keyPairs
         let retention = PeriodicJob(name: "submission.retention", interval: configuration.retentionInterval, logger: logger) {
             let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
             if deleted > 0 { logger.info("retention applied", metadata: ["deleted": "\(deleted)"]) }
             // Dead CovidShield key pairs: their sealed secrets are of no more use.
-            let pairs = try await covidShield.keyPairs.purgeDead(now: environment.clock.now())
-            if pairs > 0 { logger.info("dead covidshield key pairs deleted", metadata: ["deleted": "\(pairs)"]) }
+            if let covidShieldPairs {
+                let pairs = try await covidShieldPairs.purgeDead(now: environment.clock.now())
+                if pairs > 0 { logger.info("dead covidshield key pairs deleted", metadata: ["deleted": "\(pairs)"]) }
+            }
         }
         // Every replica runs it; each of its steps is safe to repeat and to run concurrently.
         let recovery = PendingUploadRecovery(
@@ -170,19 +178,16 @@ public enum SubmissionService {
         )
     }
 
-    /// The CovidShield adapter's handlers: the pairs sealed under the operator's key, the retrieval HMAC key the
-    /// operator's or one kept in `service_secrets` (it seals nothing; a real app needs the operator's).
+    /// The CovidShield adapter's handlers: the pairs sealed under the operator's key, retrieval under the operator's
+    /// HMAC key (neither is ever generated).
     static func makeCovidShieldHandlers(
         _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, codes: OneTimeCodes,
         tally: HourlyTally, environment: ServiceEnvironment
     ) async throws -> CovidShieldHandlers {
         let settings = configuration.covidShield
-        func generated(_ name: String) async throws -> [UInt8] {
-            let hex = try await RedemptionSecretStore(database: database, name: name).secret(random: environment.random)
-            return [UInt8](hex: String(decoding: hex, as: UTF8.self)) ?? hex
-        }
-        // The key sealing the pairs lives outside the database it protects; none is ever generated here.
+        // The key sealing the pairs lives outside the database it protects.
         guard let encryptionKey = settings.keyEncryptionKey else { throw CovidShieldConfiguration.keyEncryptionKeyMissing }
+        guard let hmacKey = settings.retrieveHMACKey else { throw CovidShieldConfiguration.retrieveHMACKeyMissing }
         let sealer = CovidShieldSecretSealer(key: encryptionKey)
         let moved = try await CovidShieldKeyPairStore(database: database).resealPairsUnderConfiguredKey(sealer)
         if moved > 0 {
@@ -190,12 +195,6 @@ public enum SubmissionService {
                 "CovidShield key pairs moved from the key earlier versions kept in the database to COVIDSHIELD_KEY_ENCRYPTION_KEY; that key is deleted",
                 metadata: ["pairs": "\(moved)"]
             )
-        }
-        let hmacKey: [UInt8]
-        if let configured = settings.retrieveHMACKey {
-            hmacKey = configured
-        } else {
-            hmacKey = try await generated("covidshield_retrieve_hmac_key")
         }
         return CovidShieldHandlers(
             configuration: settings,
@@ -213,21 +212,21 @@ public enum SubmissionService {
     /// The distribution job with its outputs: the CWA tree and, unless turned off, the ProteGO download format.
     static func makeDistributor(_ service: SubmissionConfiguration, database: Database, logger: Logger) throws -> Distributor {
         let configuration = service.distribution
-        let signers = try configuration.signing.load(logger: logger)
+        let signers = try configuration.signing.load()
         var distributor = Distributor(configuration: configuration, database: database, signers: signers, logger: logger)
-        if service.protego.exports {
-            distributor.protego = try makeProteGOOutput(service, database: database, logger: logger)
+        if service.writesProteGOExports {
+            distributor.protego = try makeProteGOOutput(service, database: database)
         }
         return distributor
     }
 
     /// The ProteGO output: the region's keys, its own signing keys and key id, the CWA expiry and batch rules.
-    static func makeProteGOOutput(_ service: SubmissionConfiguration, database: Database, logger: Logger) throws -> ProteGOExportOutput {
+    static func makeProteGOOutput(_ service: SubmissionConfiguration, database: Database) throws -> ProteGOExportOutput {
         let protego = service.protego, distribution = service.distribution
         return ProteGOExportOutput(
             region: protego.region,
             store: ProteGOExportStore(database: database, region: protego.region),
-            signers: try protego.signing.load(logger: logger),
+            signers: try protego.signing.load(),
             layout: protego.layout,
             planner: ProteGOExportPlanner(
                 expiry: ExpiryPolicy(delayMinutes: Int64(distribution.expiryDelayMinutes)),
@@ -238,10 +237,9 @@ public enum SubmissionService {
         )
     }
 
-    /// The public key of the ProteGO region's primary export signing key, in PEM (creates the development key when none is
-    /// configured).
-    public static func protegoExportPublicKeyPEM(_ configuration: SubmissionConfiguration, logger: Logger) throws -> String {
-        try configuration.protego.signing.primaryKey(logger: logger).publicKey.pemRepresentation
+    /// The public key of the ProteGO region's primary export signing key, in PEM.
+    public static func protegoExportPublicKeyPEM(_ configuration: SubmissionConfiguration) throws -> String {
+        try configuration.protego.signing.primaryKey().publicKey.pemRepresentation
     }
 
     /// `submission-service distribute`: one distribution run (skipped when another replica is running one).
@@ -265,9 +263,9 @@ public enum SubmissionService {
         }
     }
 
-    /// The public key of the primary export signing key, in PEM (creates the development key when none is configured).
-    public static func exportPublicKeyPEM(_ configuration: SubmissionConfiguration, logger: Logger) throws -> String {
-        try configuration.distribution.signing.primaryKey(logger: logger).publicKey.pemRepresentation
+    /// The public key of the primary export signing key, in PEM.
+    public static func exportPublicKeyPEM(_ configuration: SubmissionConfiguration) throws -> String {
+        try configuration.distribution.signing.primaryKey().publicKey.pemRepresentation
     }
 
     /// `submission-service lemon-import`: imports one statistics file of the LEMON family; returns the rows stored.

@@ -34,6 +34,9 @@ public struct VerificationConfiguration: Sendable {
     /// The region each kind of one-time code is issued for (`COVIDSHIELD_REGION`, default `ON`; `PROTEGO_REGION`,
     /// default `PL`): the portal's codes get it, and an issuer is bound to it unless added with another.
     public var codeRegions: OneTimeCodeRegions
+    /// The app families whose one-time codes are issued here (`COVIDSHIELD_ENABLED`, `PROTEGO_ENABLED`, as submission
+    /// reads them): a disabled family's issuer endpoints are not there and the portal cannot issue its codes.
+    public var families: AppFamilies
     /// Codes one issuer may issue through the issuer listener per clock hour (`ISSUER_CODES_PER_HOUR`, default 1000)
     /// and per UTC day (`ISSUER_CODES_PER_DAY`, default 5000), shared by all replicas.
     public var issuerRateLimit: IssuerRateLimit
@@ -97,6 +100,7 @@ public struct VerificationConfiguration: Sendable {
             covidShield: try Self.region(settings, "COVIDSHIELD_REGION", default: "ON"),
             proteGO: try Self.region(settings, "PROTEGO_REGION", default: "PL")
         )
+        families = try AppFamilies(settings)
         issuerRateLimit = IssuerRateLimit(
             perHour: try settings.int("ISSUER_CODES_PER_HOUR", default: IssuerRateLimit().perHour, in: 1...1_000_000),
             perDay: try settings.int("ISSUER_CODES_PER_DAY", default: IssuerRateLimit().perDay, in: 1...100_000_000)

@@ -59,6 +59,7 @@ public enum VerificationService {
             teleTANGuesses: configuration.teleTANGuesses.makeThrottle(clock: environment.clock, random: environment.random),
             codes: codes,
             codeRegions: configuration.codeRegions,
+            families: configuration.families,
             codeGuesses: OneTimeCodeGuesses(limits: configuration.codeGuesses, clock: environment.clock, random: environment.random),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
@@ -94,7 +95,7 @@ public enum VerificationService {
         IssuerAPI(
             issuers: IssuerStore(database: database), codes: codes, lifetimes: lifetimes, limit: configuration.issuerRateLimit,
             codesIssued: api.codesIssued, statistics: statistics.counter, clock: environment.clock, random: environment.random, logger: logger
-        ).register(on: issuerRouter)
+        ).register(on: issuerRouter, families: configuration.families)
 
         let retention = VerificationRetention(database: database, lifetimes: lifetimes, rateLimitWindow: configuration.teleTANRateLimit.window)
         var jobs: [any Service] = [

@@ -34,4 +34,28 @@ public enum PrivateFiles {
             try manager.setAttributes([.posixPermissions: fileMode], ofItemAtPath: file)
         }
     }
+
+    /// Creates the private file `path` with `contents()` unless it exists, and answers whether it did. Safe when
+    /// several processes start at once: the file appears complete or not at all, and the first one's is kept.
+    /// (The contents are written to a private temporary file that is then hard-linked into place: `link(2)` fails
+    /// when the target exists.)
+    @discardableResult
+    public static func createIfMissing(_ path: String, contents: () throws -> String) throws -> Bool {
+        guard !FileManager.default.fileExists(atPath: path) else { return false }
+        try createFolder(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode_t(fileMode))
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { unlink(temporary) }
+        let bytes = Array(try contents().utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor)
+        close(descriptor)
+        guard written == bytes.count, synced == 0 else { throw POSIXError(.EIO) }
+        guard link(temporary, path) == 0 else {
+            if errno == EEXIST { return false }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        return true
+    }
 }

@@ -23,8 +23,11 @@ extension PortalService: ServiceDefinition {
 }
 
 extension PortalConfiguration: ServiceConfiguration {
-    /// The tokens of the services it calls and answers, which only serving needs (its commands do not).
+    /// The token of the service it calls and the keys it signs and seals with, which only serving needs (its
+    /// commands do not).
     public func checkServing() throws(ConfigurationError) {
         _ = try ServiceTokens.required(verificationToken, variable: "VERIFICATION_API_TOKEN")
+        _ = try PortalSigningKey.load(self)
+        if localLogin { _ = try PortalTOTPKey.load(self) }
     }
 }

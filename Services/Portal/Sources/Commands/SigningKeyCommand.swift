@@ -5,13 +5,13 @@ import ExposureCore
 struct SigningKeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signing-key",
-        abstract: "Create the token-signing key under DATA_DIR if missing and print where its public key is (or the public key itself, with PORTAL_SIGNING_KEY_FILE)."
+        abstract: "Print the public key of PORTAL_SIGNING_KEY_FILE, for verification's JWT_PUBLIC_KEY_FILES."
     )
 
     @OptionGroup var settings: SettingsOptions
 
     func run() async throws {
         let key = try PortalSigningKey.load(try settings.read { try PortalConfiguration($0) })
-        print(key.publicKeyFile ?? key.publicKeyPEM)
+        print(key.publicKeyPEM, terminator: "")
     }
 }

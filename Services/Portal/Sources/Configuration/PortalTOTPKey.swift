@@ -1,25 +1,17 @@
 import ExposureCore
-import Foundation
 import PortalDomain
 
 /// The key that seals officers' TOTP secrets: `TOTP_ENCRYPTION_KEY` (64 hex digits, or `TOTP_ENCRYPTION_KEY_FILE`),
-/// else one generated at the first start under `DATA_DIR` (mode 0600), like the portal's signing key. Replicas share
-/// it: set it, or share the data directory.
+/// required to serve local sign-in; replicas share it. The all-in-one suite makes a development one.
 public enum PortalTOTPKey {
-    public static let fileName = "portal-totp-key.hex"
+    /// What `serve` says without it, when officers sign in with local accounts.
+    static let missing = ConfigurationError(
+        variable: "TOTP_ENCRYPTION_KEY",
+        reason: "is required while LOCAL_LOGIN is on (or TOTP_ENCRYPTION_KEY_FILE): 64 hex digits (openssl rand -hex 32) sealing officers' TOTP secrets, kept outside the database"
+    )
 
-    public static func load(_ configuration: PortalConfiguration) throws -> [UInt8] {
-        if let key = configuration.totpEncryptionKey { return key }
-        let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
-        try PrivateFiles.createFolder(directory)
-        let path = (directory as NSString).appendingPathComponent(fileName)
-        if !FileManager.default.fileExists(atPath: path) {
-            try PortalSigningKey.createExclusively(path, contents: SystemRandomSource().bytes(count: TOTPSecretSealer.keyBytes).hexString)
-        }
-        let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let key = [UInt8](hex: text), key.count == TOTPSecretSealer.keyBytes else {
-            throw ConfigurationError(variable: "DATA_DIR", reason: "holds \(path), which is not 64 hex digits")
-        }
+    public static func load(_ configuration: PortalConfiguration) throws(ConfigurationError) -> [UInt8] {
+        guard let key = configuration.totpEncryptionKey else { throw missing }
         return key
     }
 }

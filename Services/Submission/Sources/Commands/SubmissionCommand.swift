@@ -20,9 +20,12 @@ extension SubmissionService: ServiceDefinition {
 }
 
 extension SubmissionConfiguration: ServiceConfiguration {
-    /// The tokens of the services it calls and answers, which only serving needs (its commands do not).
+    /// The token of the service it calls and the keys of the families it serves, which only serving needs (its
+    /// commands do not). None of them is ever generated.
     public func checkServing() throws(ConfigurationError) {
         _ = try ServiceTokens.required(verificationToken, variable: "VERIFICATION_API_TOKEN")
-        guard covidShield.keyEncryptionKey != nil else { throw CovidShieldConfiguration.keyEncryptionKeyMissing }
+        try distribution.signing.checkConfigured()
+        if families.covidShield { try covidShield.checkKeys() }
+        if families.protego && protego.exports { try protego.signing.checkConfigured() }
     }
 }

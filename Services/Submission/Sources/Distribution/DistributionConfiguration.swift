@@ -10,8 +10,8 @@ public struct DistributionConfiguration: Sendable {
     public var exportDirectory: URL
     /// The S3-compatible store the tree is published to instead (`EXPORT_S3_*`); nil = `exportDirectory`.
     public var objectStore: ObjectStoreConfiguration?
-    /// `SIGNING_KEY_FILE` (nil = a development key at `DATA_DIR/export-signing-key.pem`), `SIGNATURE_*` and
-    /// `SIGNING_ADDITIONAL_KEY_FILES`: the keys that sign every file and the app configuration.
+    /// `SIGNING_KEY_FILE` (required to sign), `SIGNATURE_*` and `SIGNING_ADDITIONAL_KEY_FILES`: the keys that sign
+    /// every file and the app configuration.
     public var signing: ExportSigningKeys
     public var country: String
     public var minimumRiskLevel: Int
@@ -35,7 +35,7 @@ public struct DistributionConfiguration: Sendable {
         exportDirectory = URL(fileURLWithPath: try settings.string("EXPORT_DIR", default: data + "/exports"), isDirectory: true)
         objectStore = try ObjectStoreConfiguration(settings)
         signing = try ExportSigningKeys(
-            settings, developmentKeyPath: data + "/export-signing-key.pem", defaultAppBundleID: "de.rki.coronawarnapp", defaultKeyID: "262"
+            settings, defaultAppBundleID: "de.rki.coronawarnapp", defaultKeyID: "262"
         )
         self.country = country
         minimumRiskLevel = try settings.int("DISTRIBUTION_MIN_RISK_LEVEL", default: 3, in: 1...8)

@@ -1,16 +1,15 @@
 import Crypto
 import ExposureCore
 import ExposureProtocol
-import Logging
 import SubmissionDomain
 
 /// The settings of one output's signing keys (the CWA tree's, `SIGNING_*`/`SIGNATURE_*`, or a region's, such as
 /// `PROTEGO_*`): the primary key with its `SignatureInfo`, and the additional keys that sign beside it.
 public struct ExportSigningKeys: Sendable {
-    /// The primary key's setting (`SIGNING_KEY_FILE`) and file; nil = a development key at `developmentKeyPath`.
+    /// The primary key's setting (`SIGNING_KEY_FILE`) and file (required to sign; never generated: the all-in-one
+    /// suite makes a development one).
     public var variable: String
     public var keyFile: String?
-    public var developmentKeyPath: String
     public var appBundleID: String
     public var keyID: String
     public var keyVersion: String
@@ -21,11 +20,10 @@ public struct ExportSigningKeys: Sendable {
     /// Reads `<prefix>SIGNING_KEY_FILE`, `<prefix>SIGNATURE_APP_BUNDLE_ID`, `<prefix>SIGNATURE_KEY_ID`,
     /// `<prefix>SIGNATURE_KEY_VERSION` (default `v1`) and `<prefix>SIGNING_ADDITIONAL_KEY_FILES` (default none).
     public init(
-        _ settings: Settings, prefix: String = "", developmentKeyPath: String, defaultAppBundleID: String, defaultKeyID: String
+        _ settings: Settings, prefix: String = "", defaultAppBundleID: String, defaultKeyID: String
     ) throws(ConfigurationError) {
         variable = prefix + "SIGNING_KEY_FILE"
         keyFile = try settings.file(variable, holds: .secret)
-        self.developmentKeyPath = developmentKeyPath
         appBundleID = try settings.string(prefix + "SIGNATURE_APP_BUNDLE_ID", default: defaultAppBundleID)
         keyVersion = try settings.string(prefix + "SIGNATURE_KEY_VERSION", default: "v1")
         keyID = try settings.string(prefix + "SIGNATURE_KEY_ID", default: defaultKeyID)
@@ -33,15 +31,25 @@ public struct ExportSigningKeys: Sendable {
         additional = try AdditionalSigningKey.list(settings, variable: additionalVariable, primaryKeyID: keyID, primaryKeyVersion: keyVersion)
     }
 
-    /// The primary key (creating the development key when none is configured).
-    public func primaryKey(logger: Logger) throws -> P256.Signing.PrivateKey {
-        try SigningKeyFile.load(configured: keyFile, developmentPath: developmentKeyPath, variable: variable, logger: logger)
+    /// Stops start-up, naming the setting, when no primary key is configured.
+    public func checkConfigured() throws(ConfigurationError) {
+        guard keyFile == nil else { return }
+        throw ConfigurationError(
+            variable: variable,
+            reason: "is required: the PEM P-256 private key that signs the export files (openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt); the apps verify with its public key"
+        )
+    }
+
+    /// The primary key.
+    public func primaryKey() throws(ConfigurationError) -> P256.Signing.PrivateKey {
+        try checkConfigured()
+        return try SigningKeyFile.read(keyFile!, variable: variable)
     }
 
     /// Every key, read at start-up: a file that cannot be read, is not a P-256 private key, or holds a key already
     /// in the set stops start-up with the setting's name.
-    public func load(logger: Logger) throws -> ExportSignerSet {
-        let primary = try primaryKey(logger: logger)
+    public func load() throws -> ExportSignerSet {
+        let primary = try primaryKey()
         var seen = [primary.publicKey.x963Representation]
         var signers: [ExportSigner] = []
         for (index, entry) in additional.enumerated() {

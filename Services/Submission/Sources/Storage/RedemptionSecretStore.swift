@@ -7,8 +7,6 @@ struct RedemptionSecretStore: Sendable {
     static let name = "redemption_key"
 
     let database: Database
-    /// The row's name: the CovidShield adapter keeps its generated defaults beside this one the same way.
-    var name: String = Self.name
 
     /// The stored secret, created from `random` when there is none yet. Replicas starting together agree on the
     /// first one written.
@@ -16,10 +14,10 @@ struct RedemptionSecretStore: Sendable {
         let candidate = random.bytes(count: 32).hexString
         return try await database.withConnection { connection in
             try await connection.raw("""
-                INSERT INTO service_secrets (name, value) VALUES (\(bind: name), \(bind: candidate)) ON CONFLICT (name) DO NOTHING
+                INSERT INTO service_secrets (name, value) VALUES (\(bind: Self.name), \(bind: candidate)) ON CONFLICT (name) DO NOTHING
                 """).run()
-            guard let row = try await connection.raw("SELECT value FROM service_secrets WHERE name = \(bind: name)").first() else {
-                throw MissingRedemptionSecret(name: name)
+            guard let row = try await connection.raw("SELECT value FROM service_secrets WHERE name = \(bind: Self.name)").first() else {
+                throw MissingRedemptionSecret()
             }
             return Array(try row.decode(column: "value", as: String.self).utf8)
         }
@@ -28,6 +26,5 @@ struct RedemptionSecretStore: Sendable {
 
 /// The row written a moment before was not there: someone deleted it in between.
 struct MissingRedemptionSecret: Error, CustomStringConvertible {
-    var name = RedemptionSecretStore.name
-    var description: String { "the \(name) secret disappeared from service_secrets while the service started" }
+    var description: String { "the \(RedemptionSecretStore.name) secret disappeared from service_secrets while the service started" }
 }

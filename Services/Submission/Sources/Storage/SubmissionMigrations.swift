@@ -200,6 +200,9 @@ enum SubmissionMigrations {
                 "CREATE INDEX lemon_survey_quota_day ON lemon_survey_quota (day)",
             ]
         }),
+        // Earlier versions made a CovidShield retrieval HMAC key when none was configured, which no real app could
+        // know; `COVIDSHIELD_RETRIEVE_HMAC_KEY` is now required and that row is of no more use.
+        Migration(version: 14, name: "forget the generated CovidShield retrieval key", sql: ["DELETE FROM service_secrets WHERE name = 'covidshield_retrieve_hmac_key'"]),
     ]
 
     static var migrator: Migrator { Migrator(service: "submission", migrations: all) }

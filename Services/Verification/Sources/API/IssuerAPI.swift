@@ -38,10 +38,14 @@ struct IssuerAPI: Sendable {
     /// A callable's body is a few dozen bytes; anything near this is no request of an issuer.
     static let maxCallableBody = 16 * 1024
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.add(middleware: IssuerMethodMiddleware())
-        router.on(RouterPath(Self.newKeyClaim), method: .options) { _, _ in Self.corsPreflight() }
-        router.post(RouterPath(Self.newKeyClaim)) { request, _ in await self.newKeyClaim(request) }
+    /// Registers the endpoints of the enabled families only: a disabled family's paths answer 404.
+    func register(on router: Router<BasicRequestContext>, families: AppFamilies) {
+        router.add(middleware: IssuerMethodMiddleware(families: families))
+        if families.covidShield {
+            router.on(RouterPath(Self.newKeyClaim), method: .options) { _, _ in Self.corsPreflight() }
+            router.post(RouterPath(Self.newKeyClaim)) { request, _ in await self.newKeyClaim(request) }
+        }
+        guard families.protego else { return }
         router.post(RouterPath(Self.generateCode)) { request, _ in
             // `data` is not read: every call gets one PIN of the standard lifetime.
             await self.callable(request, name: "generateCode") { issuer, _ in
@@ -228,15 +232,17 @@ struct IssuerAPI: Sendable {
 
 /// The methods the families' backends refused, in their own form: CovidShield answers anything but POST and OPTIONS
 /// with 405 `method not allowed`, a callable function anything but POST with 400 INVALID_ARGUMENT.
+/// A disabled family's paths are left to the router (404).
 struct IssuerMethodMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
+    let families: AppFamilies
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        if path == IssuerAPI.newKeyClaim, request.method != .post, request.method != .options {
+        if families.covidShield, path == IssuerAPI.newKeyClaim, request.method != .post, request.method != .options {
             return IssuerAPI.plainText(.methodNotAllowed, "method not allowed")
         }
-        if path == IssuerAPI.generateCode || path == IssuerAPI.generateCodesBatch, request.method != .post {
+        if families.protego, path == IssuerAPI.generateCode || path == IssuerAPI.generateCodesBatch, request.method != .post {
             return IssuerAPI.json(.badRequest, ["error": IssuerAPI.CallableError.badRequest.body])
         }
         return try await next(request, context)

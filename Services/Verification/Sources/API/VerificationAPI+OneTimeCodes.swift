@@ -8,6 +8,10 @@ extension VerificationAPI {
     func issueOneTimeCode(_ input: Operations.issueOneTimeCode.Input) async throws -> Operations.issueOneTimeCode.Output {
         guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         let kind = Self.kind(body.kind)
+        guard families.serves(kind) else {
+            count("code_issue", "invalid")
+            throw APIError.badRequest("This deployment does not serve the app family of \(kind.rawValue) codes.", code: "family_disabled")
+        }
         let officer: VerifiedOfficer
         do {
             officer = try await officers.officer(of: BearerToken.current)

@@ -27,6 +27,8 @@ struct VerificationAPI: APIProtocol {
     /// ones (`VerificationAPI+OneTimeCodes`).
     let codes: OneTimeCodeStore
     let codeRegions: OneTimeCodeRegions
+    /// The families whose codes may be issued (`AppFamilies`).
+    let families: AppFamilies
     let codeGuesses: OneTimeCodeGuesses
     let latency: LatencyMatcher
     /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
