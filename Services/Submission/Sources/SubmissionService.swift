@@ -86,10 +86,13 @@ public enum SubmissionService {
                 configuration, database: database, store: store, codes: codes, tally: tally, environment: environment
             )
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
-            // The CovidShield family on the same listener: its app has one base URL for what it sends.
+            // The CovidShield family on the same listener: its app has one base URL for what it sends. Its paths are
+            // routed as the reference's router did before the generated handlers see them (and so is every route
+            // registered after this, which the middleware passes on untouched).
+            router.add(middleware: CovidShieldRouteMiddleware(retrieval: covidShield.retrieval, clock: environment.clock))
             try covidShield.registerHandlers(
                 on: router, configuration: StandardRouter.openAPIConfiguration,
-                middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldCacheHeaders()]
+                middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldAnswerHeaders()]
             )
             // The LEMON family too (when enabled): one base URL for its app.
             try await LemonFamily.register(
