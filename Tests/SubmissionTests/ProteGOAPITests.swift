@@ -279,9 +279,11 @@ import Testing
         try await SubmissionHarness.run(kind) { harness in
             let now = harness.clock.now()
             // Today and the 14 days before it, two keys each: the day's key and a shorter one of the same start.
-            let thirty = (0..<15).flatMap { day in
-                [ProteGOPayloads.key(UInt8(1 + 2 * day), now: now, daysAgo: day, period: day == 0 ? 1 : 144),
-                 ProteGOPayloads.key(UInt8(2 + 2 * day), now: now, daysAgo: day, period: day == 0 ? 1 : 60)]
+            var thirty: [[String: Any]] = []
+            for day in 0..<15 {
+                let byte = UInt8(1 + 2 * day)
+                thirty.append(ProteGOPayloads.key(byte, now: now, daysAgo: day, period: day == 0 ? 1 : 144))
+                thirty.append(ProteGOPayloads.key(byte + 1, now: now, daysAgo: day, period: day == 0 ? 1 : 60))
             }
             #expect(thirty.count == 30)
             let response = try await upload(harness, ProteGOPayloads.iOS(keys: thirty, token: try await token(harness)))
