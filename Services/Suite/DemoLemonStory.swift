@@ -85,9 +85,11 @@ extension DemoStory {
         ]) { $1 }
     }
 
-    /// Whether the answer's `Signature` is the server's over its `plainTextData`.
+    /// Whether the answer's signature (`Signature` after a registration, `signature` after an authentication) is the
+    /// server's over its `plainTextData`.
     private func verifiesServerSignature(_ answer: DemoClient.Response, _ lemon: DemoLemonAccess) throws -> Bool {
-        let signature = (answer.json["data"] as? [String: Any])?["Signature"] as? [String: Any] ?? [:]
+        let data = answer.json["data"] as? [String: Any]
+        let signature = (data?["Signature"] ?? data?["signature"]) as? [String: Any] ?? [:]
         guard let plain = signature["plainTextData"] as? String, let signed = (signature["signedData"] as? String).flatMap({ Data(base64Encoded: $0) }) else {
             return false
         }

@@ -137,17 +137,3 @@ import Testing
         }
     }
 }
-
-extension CovidShieldClaimTests {
-    @Test(arguments: TestDatabase.all)
-    func bodiesOfAnotherTypeAre415(kind: TestDatabase) async throws {
-        try await SubmissionHarness.runCovidShield(kind) { harness in
-            let body = CovidShieldWire.claimRequest(code: "12345678", appKey: CovidShieldWire.appPair.publicKey)
-            let claim = try await harness.client.postRaw("/claim-key", body, contentType: "application/json")
-            Covers.status(415, of: "POST /claim-key", claim)
-            let upload = try await harness.client.postRaw("/upload", [0x0A], contentType: "text/plain")
-            Covers.status(415, of: "POST /upload", upload)
-            #expect(harness.verification.callCount("redeem") == 0)
-        }
-    }
-}

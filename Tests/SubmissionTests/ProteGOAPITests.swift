@@ -205,7 +205,7 @@ import Testing
             var notBase64 = key(4)
             notBase64["key"] = "not base64!"
             let invalid: [(String, [[String: Any]])] = [
-                ("16 keys", (0..<16).map { ProteGOPayloads.key(UInt8(10 + $0), now: now, daysAgo: $0 % 14 + 1, period: 1) }),
+                ("31 keys", (0..<31).map { ProteGOPayloads.key(UInt8(10 + $0), now: now, daysAgo: $0 % 14 + 1, period: 1) }),
                 ("no keys", []),
                 ("15-byte key", [short]),
                 ("not base64", [notBase64]),
@@ -215,7 +215,8 @@ import Testing
                 ("transmission risk -1", [ProteGOPayloads.key(7, now: now, risk: -1)]),
                 ("future start", [future]),
                 ("older than 360 hours", [tooOld]),
-                ("overlapping keys", [ProteGOPayloads.key(8, now: now, daysAgo: 1), ProteGOPayloads.key(9, now: now, daysAgo: 1)]),
+                ("overlapping keys of different starts", [ProteGOPayloads.key(8, now: now, daysAgo: 1), Self.shifted(ProteGOPayloads.key(9, now: now, daysAgo: 1), by: 72)]),
+                ("four keys of one start", (0..<4).map { ProteGOPayloads.key(UInt8(40 + $0), now: now, daysAgo: 2, period: 36 * ($0 + 1)) }),
                 ("the same key twice", [key(10), key(10)]),
             ]
             for (name, keys) in invalid {
@@ -261,6 +262,42 @@ import Testing
             #expect(try await harness.storedCount() == 0)
             let valid = try await upload(harness, ProteGOPayloads.iOS(keys: [key(20)], token: token))
             #expect(valid.status == 200, "\(valid.text)")
+        }
+    }
+
+    /// `key` starting `intervals` later, its period unchanged.
+    static func shifted(_ key: [String: Any], by intervals: Int) -> [String: Any] {
+        var key = key
+        key["rollingStartNumber"] = (key["rollingStartNumber"] as! Int) + intervals
+        return key
+    }
+
+    /// What the released Android apps send at most (30 keys, 3 a day) and what a GAEN 1.5 phone releases for one day
+    /// (keys sharing the day's midnight with shorter periods, or following one another): accepted, every key stored.
+    @Test(arguments: TestDatabase.all)
+    func thirtyKeysAndSeveralKeysOfOneDayAreAccepted(kind: TestDatabase) async throws {
+        try await SubmissionHarness.run(kind) { harness in
+            let now = harness.clock.now()
+            // Today and the 14 days before it, two keys each: the day's key and a shorter one of the same start.
+            var thirty: [[String: Any]] = []
+            for day in 0..<15 {
+                let byte = UInt8(1 + 2 * day)
+                thirty.append(ProteGOPayloads.key(byte, now: now, daysAgo: day, period: day == 0 ? 1 : 144))
+                thirty.append(ProteGOPayloads.key(byte + 1, now: now, daysAgo: day, period: day == 0 ? 1 : 60))
+            }
+            #expect(thirty.count == 30)
+            let response = try await upload(harness, ProteGOPayloads.iOS(keys: thirty, token: try await token(harness)))
+            #expect(response.status == 200, "\(response.text)")
+            #expect(try await stored(harness).count == 30)
+
+            // Three keys of one start, and two shorter keys of one day that follow one another.
+            let threeOfOneStart = (0..<3).map { ProteGOPayloads.key(UInt8(100 + $0), now: now, daysAgo: 3, period: 48 * ($0 + 1)) }
+            let following = [
+                ProteGOPayloads.key(110, now: now, daysAgo: 5, period: 72), Self.shifted(ProteGOPayloads.key(111, now: now, daysAgo: 5, period: 72), by: 72),
+            ]
+            let more = try await upload(harness, ProteGOPayloads.iOS(keys: threeOfOneStart + following, token: try await token(harness)))
+            #expect(more.status == 200, "\(more.text)")
+            #expect(try await stored(harness).count == 35)
         }
     }
 

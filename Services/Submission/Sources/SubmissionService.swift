@@ -89,9 +89,12 @@ public enum SubmissionService {
                 let handlers = try await makeCovidShieldHandlers(
                     configuration, database: database, store: store, codes: codes, tally: tally, environment: environment
                 )
+                // Its paths are routed as the reference's router did before the generated handlers see them (and so
+                // is every route registered after this, which the middleware passes on untouched).
+                router.add(middleware: CovidShieldRouteMiddleware(retrieval: handlers.retrieval, clock: environment.clock))
                 try handlers.registerHandlers(
                     on: router, configuration: StandardRouter.openAPIConfiguration,
-                    middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldCacheHeaders()]
+                    middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldAnswerHeaders()]
                 )
                 covidShield = handlers
             }

@@ -129,6 +129,53 @@ import Testing
         }
     }
 
+    /// The answers spell the server's signature as the document's examples do: `Signature` after a registration,
+    /// `signature` after an authentication, never both.
+    @Test(arguments: TestDatabase.all)
+    func eachAnswerSpellsItsSignatureAsTheDocumentsExample(kind: TestDatabase) async throws {
+        try await LemonHarness.run(kind) { h in
+            let device = LemonTestDevice()
+            let registered = try await h.devices(device.registration(now: h.clock.now()))
+            registered.expectEnvelope(201)
+            #expect(registered.lemonData["Signature"] is [String: Any] && registered.lemonData["signature"] == nil, "\(registered.text)")
+            let authenticated = try await h.devices(device.authentication(now: h.clock.now()))
+            authenticated.expectEnvelope(201)
+            let signature = authenticated.lemonData["signature"] as? [String: Any]
+            #expect(signature?["plainTextData"] is String && signature?["signedData"] is String, "\(authenticated.text)")
+            #expect(authenticated.lemonData["Signature"] == nil)
+            #expect(Set(authenticated.lemonData.keys) == ["accessToken", "accessTokenExpiry", "seed", "signature"])
+        }
+    }
+
+    /// A signature that is not an object of two strings is the document's 401 "Invalid signature structure", in
+    /// authentication and registration alike; an absent one stays the 400 of a missing signature.
+    @Test(arguments: TestDatabase.all)
+    func aSignatureOfTheWrongStructureIsUnauthorized(kind: TestDatabase) async throws {
+        try await LemonHarness.run(kind) { h in
+            let device = LemonTestDevice()
+            _ = try await h.token(device)
+            let wrong: [Any] = [
+                "a string", 42, true, ["plainTextData", "signedData"], [String: Any](), ["plainTextData": "x"],
+                ["plainTextData": 1, "signedData": "AA=="], ["plainTextData": "x", "signedData": ["AA=="]],
+            ]
+            for value in wrong {
+                var authentication = device.authentication(now: h.clock.now())
+                authentication["signature"] = value
+                let answer = try await h.devices(authentication)
+                answer.expectEnvelope(401)
+                #expect((answer.json["meta"] as? [String: Any])?["message"] as? String == "Invalid signature structure.", "\(value)")
+                var registration = LemonTestDevice().registration(now: h.clock.now())
+                registration["Signature"] = value
+                try await h.devices(registration).expectEnvelope(401)
+            }
+            var missing = device.authentication(now: h.clock.now())
+            missing["signature"] = NSNull()
+            try await h.devices(missing).expectEnvelope(400)
+            // None of them counted against the AppId: it still authenticates.
+            try await h.devices(device.authentication(now: h.clock.now())).expectEnvelope(201)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func threeFailuresLockTheAppIdForTenMinutes(kind: TestDatabase) async throws {
         try await LemonHarness.run(kind) { h in

@@ -18,7 +18,14 @@ import Testing
     func importedCountsAreAnsweredOnBothPaths(kind: TestDatabase) async throws {
         try await LemonHarness.run(kind) { h in
             let token = try await h.token(LemonTestDevice())
-            try await h.send("GET", "/api/v1/statistics/covid/google?countries=ZA", token: token).expectEnvelope(404, pascalCase: true)
+            // Before any import: 200 with nothing to show, on both paths, for a country, several and the world.
+            for path in ["/api/v1/statistics/covid/google", "/api/v1/statistics/google"] {
+                for query in ["?countries=ZA", "?countries=ZA&countries=GB", ""] {
+                    let empty = try await h.send("GET", path + query, token: token)
+                    empty.expectEnvelope(200, pascalCase: true)
+                    #expect((empty.json["Data"] as? [Any])?.isEmpty == true, "\(path)\(query): \(empty.text)")
+                }
+            }
             let configuration = try LemonConfiguration(TestServices.settings(LemonTestKeys.settings))
             let rows = try await LemonStatisticsImport.run(
                 file: Self.fixture, day: nil, configuration: configuration, database: h.base.database, clock: h.clock)
@@ -46,6 +53,12 @@ import Testing
                 let list = try #require(two.json["Data"] as? [[String: Any]])
                 #expect(list.map { $0["CountryName"] as? String } == ["South Africa", "United Kingdom"])
                 #expect(list.last?["ContractedCount"] as? Int == 241461 + 122)
+                // A supported country the report does not name is left out.
+                let absent = try await h.send("GET", "\(path)?countries=DE", token: token)
+                absent.expectEnvelope(200, pascalCase: true)
+                #expect((absent.json["Data"] as? [Any])?.isEmpty == true)
+                let partly = try await h.send("GET", "\(path)?countries=DE&countries=ZA", token: token)
+                #expect((partly.json["Data"] as? [[String: Any]])?.map { $0["CountryName"] as? String } == ["South Africa"])
                 try await h.send("GET", "\(path)?countries=XX", token: token).expectEnvelope(400, pascalCase: true)
                 try await h.send("GET", "\(path)?countries=ZA", token: nil).expectEnvelope(401, pascalCase: true)
             }

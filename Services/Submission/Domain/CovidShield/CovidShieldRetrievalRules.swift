@@ -41,6 +41,19 @@ public struct CovidShieldRetrievalRules: Sendable {
         return CovidShieldRetrievalWindow(firstHour: asked, endHour: asked + 1, now: now)
     }
 
+    /// The answer to a retrieval path asked with another method than GET: the reference checked the HMAC, then the
+    /// date, then the method, so a wrong HMAC is still 401 and a bad date 400 before the method is refused.
+    /// - Parameter hour: the hour segment of `/retrieve-hour`, nil for `/retrieve-day`.
+    public func otherMethod(date: String, hour: String?, hmac: String, now: Date) -> CovidShieldTextAnswer {
+        do {
+            try authenticate(message: hour.map { "\(date):\($0)" } ?? date, hmac: hmac, now: now)
+        } catch {
+            return error
+        }
+        guard Self.dayNumber(date) != nil else { return .invalidDate }
+        return .methodNotAllowed
+    }
+
     /// The HMAC of `message:currentHour`, for the phone's hour being the server's, one before or one after. Compared
     /// in constant time; anything not 64 hex digits is simply wrong.
     func authenticate(message: String, hmac: String, now: Date) throws(CovidShieldTextAnswer) {

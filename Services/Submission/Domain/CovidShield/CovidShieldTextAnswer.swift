@@ -1,4 +1,5 @@
-/// A plain-text answer of the retrieval endpoints: the status and text the sheet gives each case.
+/// A plain-text answer of the retrieval endpoints: the status and text the reference server (Go, gorilla/mux) gave
+/// each case, written as its `http.Error` wrote them (the message and a line break).
 public struct CovidShieldTextAnswer: Error, Sendable, Equatable {
     public let status: Int
     public let text: String
@@ -16,5 +17,9 @@ public struct CovidShieldTextAnswer: Error, Sendable, Equatable {
     public static let expired = Self(status: 410, text: "requested data no longer valid\n")
     public static let useDay = Self(status: 404, text: "use /retrieve-day for data not from today or yesterday\n")
     public static let currentHour = Self(status: 404, text: "cannot serve data for current hour for privacy reasons\n")
-    public static let notFound = Self(status: 404, text: "not found\n")
+    /// A method the route does not serve, once the HMAC and the date have passed.
+    public static let methodNotAllowed = Self(status: 405, text: "method not allowed\n")
+    /// A path no route matches (gorilla/mux's `NotFoundHandler`): a retrieval path without its HMAC, a date or hour
+    /// of the wrong form, an exposure configuration of another region.
+    public static let pageNotFound = Self(status: 404, text: "404 page not found\n")
 }

@@ -1,8 +1,11 @@
 import ExposureRules
 import Foundation
 
-/// The rules of Google's exposure-notifications-server (v1alpha1 publish, June 2020), which ProteGO Safe's backend
-/// forwarded its uploads to unchanged, applied to a `ProteGOUpload` (design sheet protego.md, "Semantics").
+/// The rules of Google's exposure-notifications-server, to which ProteGO Safe's backend forwarded its uploads
+/// unchanged (it checked nothing itself), applied to a `ProteGOUpload` (design sheet protego.md, "Semantics"; the
+/// choice in docs/protego.md). The key limits are those of the server's later releases, which the released apps
+/// were built against (up to 30 keys, up to 3 a day after GAEN 1.5's same-day releases); the rest is as in
+/// June 2020.
 ///
 /// Unlike the CWA rules, ENS refuses a whole upload for a key that is too old or in the future rather than dropping
 /// the key, and it does not require keys to start at UTC midnight; both are kept, because the apps were built against
@@ -22,8 +25,12 @@ public struct ProteGOUploadValidator: Sendable {
         }
     }
 
-    /// ENS's `MaxKeysOnPublish` default.
-    public static let maxKeys = 15
+    /// ENS's `MAX_KEYS_ON_PUBLISH` default since its 0.x releases of late 2020 (15 in June 2020), and the Android
+    /// apps' own limit.
+    public static let maxKeys = 30
+    /// ENS's `MAX_SAME_START_INTERVAL_KEYS` default: keys that share a start interval (a day's key and the shorter
+    /// ones a GAEN 1.5 phone releases for the same day), and the Android apps' keys per day.
+    public static let maxKeysPerStart = 3
     public static let keyLength = 16
     public static let rollingPeriods: ClosedRange<Int32> = 1...144
     public static let transmissionRisks: ClosedRange<Int32> = 0...8
@@ -89,15 +96,34 @@ public struct ProteGOUploadValidator: Sendable {
         return keys
     }
 
-    /// ENS's check: sorted by start, every key starts at or after the end of the one before (the same key twice
-    /// overlaps itself).
+    /// ENS's check: keys that share a start interval may overlap (at most `maxKeysPerStart` of them); a key with a
+    /// later start must start at or after the end of the keys before it (sorted by start, then period, the end of
+    /// the last one). The same key data twice is refused apart: it is one key, not two.
     static func checkNoOverlap(_ keys: [DiagnosisKey]) throws(ProteGORejection) {
+        guard Set(keys.map(\.keyData)).count == keys.count else {
+            throw ProteGORejection(.overlappingKeys, "temporaryExposureKeys must not hold the same key twice.")
+        }
+        let sorted = keys.sorted {
+            ($0.rollingStartIntervalNumber, $0.rollingPeriod) < ($1.rollingStartIntervalNumber, $1.rollingPeriod)
+        }
+        var previousStart: Int32?
         var nextStart = Int64.min
-        for key in keys.sorted(by: { $0.rollingStartIntervalNumber < $1.rollingStartIntervalNumber }) {
-            guard Int64(key.rollingStartIntervalNumber) >= nextStart else {
-                throw ProteGORejection(.overlappingKeys, "temporaryExposureKeys must not overlap in time.")
+        var sameStart = 0
+        for key in sorted {
+            let start = key.rollingStartIntervalNumber
+            if start == previousStart {
+                sameStart += 1
+                guard sameStart <= Self.maxKeysPerStart else {
+                    throw ProteGORejection(.overlappingKeys, "At most \(Self.maxKeysPerStart) temporaryExposureKeys may share a rollingStartNumber.")
+                }
+            } else {
+                guard Int64(start) >= nextStart else {
+                    throw ProteGORejection(.overlappingKeys, "temporaryExposureKeys of different rollingStartNumbers must not overlap in time.")
+                }
+                previousStart = start
+                sameStart = 1
             }
-            nextStart = Int64(key.rollingStartIntervalNumber) + Int64(key.rollingPeriod)
+            nextStart = Int64(start) + Int64(key.rollingPeriod)
         }
     }
 }

@@ -12,7 +12,8 @@ extension LemonAPI {
         .ok(try await statistics(countries: input.query.countries))
     }
 
-    /// One object for one country or the world; a list for several, in the order asked.
+    /// One object for one country or the world; a list for several, in the order asked. What no imported report
+    /// covers yet is left out, so before the first import the answer is an empty list (the document knows no 404).
     private func statistics(countries: [String]?) async throws -> Components.Responses.Statistics {
         _ = try Self.device()
         let asked = countries ?? []
@@ -23,15 +24,15 @@ extension LemonAPI {
             }
             codes.append(country.alpha2)
         }
-        let entries = try await (codes.isEmpty ? [LemonDailyCount.global] : codes).asyncMap { try await entry(country: $0) }
-        let data: Components.Schemas.StatisticsEnvelope.DataPayload = entries.count == 1 ? .CountryStatistics(entries[0]) : .case2(entries)
+        let entries = try await (codes.isEmpty ? [LemonDailyCount.global] : codes).asyncMap { try await entry(country: $0) }.compactMap { $0 }
+        let data: Components.Schemas.StatisticsEnvelope.DataPayload =
+            codes.count <= 1 && entries.count == 1 ? .CountryStatistics(entries[0]) : .case2(entries)
         return .init(body: .json(.init(Data: data, Meta: .init(Success: true, Code: 200, Message: nil))))
     }
 
-    private func entry(country code: String) async throws -> Components.Schemas.CountryStatistics {
-        guard let latest = try await statistics.latest(country: code) else {
-            throw APIError.notFound("No statistics have been imported for the country yet.")
-        }
+    /// Nil when no imported report covers the country yet.
+    private func entry(country code: String) async throws -> Components.Schemas.CountryStatistics? {
+        guard let latest = try await statistics.latest(country: code) else { return nil }
         let name = code == LemonDailyCount.global ? "Global" : catalog.country(code)?.name ?? code
         return .init(
             CountryName: name, ContractedCount: latest.count.contracted, DeathCount: latest.count.deaths,

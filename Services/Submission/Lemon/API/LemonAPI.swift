@@ -52,7 +52,7 @@ struct LemonAPI: APIProtocol {
         )
         do {
             let (deviceID, opened) = request.isRegistration ? try await register(request) : try await authenticate(request)
-            let data = try await session(deviceID: deviceID, opened: opened)
+            let data = try await session(deviceID: deviceID, opened: opened, registered: request.isRegistration)
             // The early document's words; the app reads only `success`.
             let meta = Components.Schemas.Meta(success: true, code: 201, message: "Device successfully authenticated.")
             return .created(.init(body: .json(.init(data: data, meta: meta))))
@@ -120,7 +120,9 @@ struct LemonAPI: APIProtocol {
         return (device.id, Opening(credentials: credentials, preMasterSecret: secret))
     }
 
-    private func session(deviceID: String, opened: Opening) async throws -> Components.Schemas.DeviceSession {
+    /// - Parameter registered: whether the session opens a registration, whose answer spells its signature
+    ///   `Signature` (an authentication's `signature`), as the document's two examples do.
+    private func session(deviceID: String, opened: Opening, registered: Bool) async throws -> Components.Schemas.DeviceSession {
         let (token, expiry) = try await tokens.issue(deviceID: deviceID)
         let seedBytes = environment.random.bytes(count: LemonDeviceRules.seedBytes)
         let serverSeed = Data(seedBytes).base64EncodedString()
@@ -129,9 +131,10 @@ struct LemonAPI: APIProtocol {
             try await devices.setSessionKeys(id: deviceID, cipher.material)
         }
         let signature = try serverKeys.sign(serverSeed: serverSeed, requestSeed: opened.credentials.seedText, now: environment.clock.now())
+        let signed = Components.Schemas.SignedText(plainTextData: signature.plainText, signedData: signature.signed)
         return .init(
             accessToken: token, accessTokenExpiry: Date.iso8601(expiry.epochSeconds), seed: serverSeed,
-            Signature: .init(plainTextData: signature.plainText, signedData: signature.signed)
+            Signature: registered ? signed : nil, signature: registered ? nil : signed
         )
     }
 

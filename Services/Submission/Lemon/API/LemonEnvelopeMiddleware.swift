@@ -24,6 +24,8 @@ struct LemonEnvelopeMiddleware: ServerMiddleware {
     static let open: Set<String> = ["postDevice"]
     /// What a deactivated device's token still reaches: turning itself on again, and erasing itself.
     static let whileDeactivated: Set<String> = ["setDeviceActive", "deleteDevice"]
+    /// Operations whose body carries the device's `signature` (`LemonSignatureShape`).
+    static let signed: Set<String> = ["postDevice"]
     /// Operations that answer in PascalCase (`Data`, `Meta`).
     static let pascalCase: Set<String> = ["getStatistics", "getGoogleStatistics"]
 
@@ -85,6 +87,7 @@ struct LemonEnvelopeMiddleware: ServerMiddleware {
                         throw LemonRejection.invalid("A field is sent twice.")
                     }
                 }
+                if Self.signed.contains(operationID) { try LemonSignatureShape.check(sent) }
                 body = HTTPBody(sent)
             }
             let (response, responseBody) = try await LemonSession.$deviceID.withValue(deviceID) { [request, body] in

@@ -105,10 +105,7 @@ struct IssuerAPI: Sendable {
 
     /// `text` and a line break in `text/plain`, as Go's `http.Error` writes it.
     static func plainText(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+        GoPlainText.error(status, text)
     }
 
     // MARK: ProteGO

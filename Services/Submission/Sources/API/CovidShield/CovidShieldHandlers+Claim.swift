@@ -25,10 +25,15 @@ extension CovidShieldHandlers {
         }
     }
 
+    /// The body, whatever its declared type: the reference read it as the protocol's message without looking.
+    static func stream(of body: CovidShieldAPI.Operations.claimKey.Input.Body) -> HTTPBody {
+        switch body {
+        case .application_x_hyphen_protobuf(let stream), .any(let stream): stream
+        }
+    }
+
     private func claim(_ body: CovidShieldAPI.Operations.claimKey.Input.Body) async throws(CovidShieldClaimRejection) -> [UInt8] {
-        guard case .application_x_hyphen_protobuf(let stream) = body,
-              let bytes = try? await [UInt8](collecting: stream, upTo: CovidShieldClaimRequest.maxBytes)
-        else { throw .unreadable }
+        guard let bytes = try? await [UInt8](collecting: Self.stream(of: body), upTo: CovidShieldClaimRequest.maxBytes) else { throw .unreadable }
         let request = try CovidShieldClaimRequest.parse(bytes)
         do {
             // Before the code: a bound app key must not cost the patient their code.

@@ -10,7 +10,7 @@ extension CovidShieldHandlers {
         do {
             window = try retrieval.day(date: input.path.date, hmac: input.path.hmac, now: environment.clock.now())
         } catch {
-            let body = CovidShieldAPI.Components.Responses.Text(body: .plainText(HTTPBody(error.text)))
+            let body = CovidShieldAPI.Components.Responses.Text(body: .text_plain_charset_utf_hyphen_8(HTTPBody(error.text)))
             switch error.status {
             case 400: return .badRequest(body)
             case 401: return .unauthorized(body)
@@ -26,7 +26,7 @@ extension CovidShieldHandlers {
         do {
             window = try retrieval.hour(date: input.path.date, hour: input.path.hour, hmac: input.path.hmac, now: environment.clock.now())
         } catch {
-            let body = CovidShieldAPI.Components.Responses.Text(body: .plainText(HTTPBody(error.text)))
+            let body = CovidShieldAPI.Components.Responses.Text(body: .text_plain_charset_utf_hyphen_8(HTTPBody(error.text)))
             switch error.status {
             case 400: return .badRequest(body)
             case 401: return .unauthorized(body)
@@ -47,7 +47,7 @@ extension CovidShieldHandlers {
             let region = key.originCountry == homeCountry ? configuration.cwaKeysRegion ?? key.originCountry : key.originCountry
             return (region: region, key: key)
         }
-        // Cache-Control: `CovidShieldCacheHeaders`.
+        // Cache-Control: `CovidShieldAnswerHeaders`.
         return .init(body: .application_x_hyphen_protobuf_delimited__true(HTTPBody(CovidShieldFileStream.encode(labelled, window: window))))
     }
 }

@@ -24,11 +24,16 @@ extension CovidShieldHandlers {
         }
     }
 
+    /// The body, whatever its declared type (as the claim's).
+    static func stream(of body: CovidShieldAPI.Operations.upload.Input.Body) -> HTTPBody {
+        switch body {
+        case .application_x_hyphen_protobuf(let stream), .any(let stream): stream
+        }
+    }
+
     /// Returns how many keys were new (stored and charged).
     private func upload(_ body: CovidShieldAPI.Operations.upload.Input.Body) async throws(CovidShieldUploadRejection) -> Int {
-        guard case .application_x_hyphen_protobuf(let stream) = body,
-              let bytes = try? await [UInt8](collecting: stream, upTo: CovidShieldSealedUpload.maxBytes)
-        else { throw .unreadable }
+        guard let bytes = try? await [UInt8](collecting: Self.stream(of: body), upTo: CovidShieldSealedUpload.maxBytes) else { throw .unreadable }
         let sealed = try CovidShieldSealedUpload.parse(bytes)
         let now = environment.clock.now()
         let pair: CovidShieldKeyPairStore.LivePair

@@ -32,7 +32,7 @@ struct CovidShieldHandlers: CovidShieldAPI.APIProtocol {
     ) async throws -> CovidShieldAPI.Operations.exposureConfiguration.Output {
         let file = input.path.file
         guard file.hasSuffix(".json"), configuration.regions.contains(String(file.dropLast(".json".count))) else {
-            return .notFound(.init(body: .plainText(HTTPBody(CovidShieldTextAnswer.notFound.text))))
+            return .notFound(.init(body: .text_plain_charset_utf_hyphen_8(HTTPBody(CovidShieldTextAnswer.pageNotFound.text))))
         }
         // Checked to be a JSON object when the configuration was read.
         let object = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(configuration.exposureConfiguration.utf8))
