@@ -91,7 +91,7 @@ import Testing
                 #expect(wrong.status == 403, "\(path)")
                 #expect(PortalBrowser.problem(in: wrong) == "form-expired", "\(path)")
                 notSupervisor[path] = try await ben.post(path, [("csrf", benToken)] + fields)
-                #expect(notSupervisor[path]!.text.contains("Only supervisors may administer officers"))
+                #expect(notSupervisor[path]!.text.contains("The Officers page, where officers are added, disabled and given roles and new passwords, is for supervisors"))
                 // Without a session: back to the sign-in page.
                 signedOut[path] = try await h.browser().post(path, [("csrf", benToken)] + fields)
                 #expect(signedOut[path]!.header("Location")?.hasPrefix("/login") == true)

@@ -111,7 +111,14 @@ import FoundationXML
             }
             let officer = try await h.signedIn("olga")
             #expect(try await !officer.get("/").text.contains(#"id="nav-statistics""#))
-            Covers.status(403, of: "GET /statistics", try await officer.get("/statistics"), error: "not-supervisor")
+            let refused = try await officer.get("/statistics")
+            Covers.status(403, of: "GET /statistics", refused, error: "not-supervisor")
+            // Issue #62: the page says what it refused and who may see it, not "Something went wrong" about other pages.
+            #expect(refused.text.contains("<title>For supervisors only"))
+            #expect(refused.text.contains("The Statistics page, with the services&#39; daily counts, is for supervisors: officers with the role c19supervisor."))
+            #expect(!refused.text.contains("Something went wrong") && !refused.text.contains("Audit page"))
+            let german = try await h.signedIn("otto", language: "de").get("/statistics")
+            #expect(german.status == 403 && german.text.contains("Die Statistik mit den täglichen Zahlen der Dienste ist der Leitung vorbehalten"))
             Covers.status(403, of: "GET /statistics.csv", try await officer.get("/statistics.csv"), error: "not-supervisor")
             Covers.status(403, of: "GET /statistics.json", try await officer.get("/statistics.json"), error: "not-supervisor")
         }

@@ -42,7 +42,12 @@ public struct AccountTexts: Sendable {
     public let temporaryPasswordReset: String
     public let temporaryPasswordIntro: String
     public let backToOfficers: String
+    /// The title of the page an officer without the supervisor role gets for a supervisor's page.
+    public let supervisorsOnlyTitle: String
+    /// "{page} is for supervisors …": what the page is and who may see it.
     public let notSupervisor: String
+    /// Each supervisor's page, as `notSupervisor`'s `{page}` names it, by `SupervisorPage` name.
+    public let supervisorPages: [String: String]
     public let refusedDisableSelf: String
     public let refusedOwnSupervisorRole: String
     public let refusedResetOwnPassword: String

@@ -3,7 +3,8 @@ import PortalDomain
 
 /// Why the officer administration refused a request, as a page in the officer's language.
 enum OfficerAdminProblem: Error, Equatable {
-    case notSupervisor
+    /// A supervisor's page asked for by an officer without the role.
+    case notSupervisor(SupervisorPage)
     case refused(OfficerChangeRule.Refusal)
     case nameTaken
     case invalidName
@@ -35,7 +36,7 @@ enum OfficerAdminProblem: Error, Equatable {
 
     func message(_ a: AccountTexts) -> String {
         switch self {
-        case .notSupervisor: a.notSupervisor
+        case .notSupervisor(let page): PortalTexts.fill(a.notSupervisor, ["page": a.supervisorPages[page.rawValue] ?? page.rawValue])
         case .refused(.disableSelf): a.refusedDisableSelf
         case .refused(.dropOwnSupervisorRole): a.refusedOwnSupervisorRole
         case .refused(.resetOwnPassword): a.refusedResetOwnPassword
@@ -45,4 +46,11 @@ enum OfficerAdminProblem: Error, Equatable {
         case .badFilter: a.badFilter
         }
     }
+}
+
+/// The pages only supervisors see, for the page an officer without the role gets instead.
+enum SupervisorPage: String, Equatable {
+    case officers
+    case audit
+    case statistics
 }

@@ -7,7 +7,7 @@ import PortalDomain
 /// filtered by officer, action and days, a page at a time.
 extension PortalWeb {
     func auditPage(_ request: Request) async throws -> Response {
-        try await asSupervisor(request) { current in
+        try await asSupervisor(request, .audit) { current in
             let query = request.uri.queryParameters
             let given = ["actor", "action", "from", "to"].reduce(into: [String: String]()) { fields, name in
                 fields[name] = query[Substring(name)].map(String.init)

@@ -12,11 +12,13 @@ extension PortalWeb {
 
     /// Runs `page` for a GET of a supervisor: signed in, every step finished, a supervisor; anyone else gets the
     /// sign-in page, their step, or a 403 page.
-    func asSupervisor(_ request: Request, _ page: (PortalSession) async throws -> Response) async throws -> Response {
+    func asSupervisor(
+        _ request: Request, _ which: SupervisorPage, _ page: (PortalSession) async throws -> Response
+    ) async throws -> Response {
         switch try await activeSession(request, otherwise: redirect("/login")) {
         case .closed(let elsewhere): return elsewhere
         case .open(let current):
-            guard current.officer.isSupervisor else { return refusedNotSupervisor(request, current) }
+            guard current.officer.isSupervisor else { return refusedNotSupervisor(which, request, current) }
             if try await lacksSecondFactor(current) { return redirect(SessionStep.enrolTOTP.path) }
             return try await page(current)
         }
@@ -30,7 +32,7 @@ extension PortalWeb {
         case .open(let current):
             let fields = try await form(request)
             try requireCSRF(fields, expected: current.csrfToken)
-            guard current.officer.isSupervisor else { return refusedNotSupervisor(request, current) }
+            guard current.officer.isSupervisor else { return refusedNotSupervisor(.officers, request, current) }
             if try await lacksSecondFactor(current) { return redirect(SessionStep.enrolTOTP.path) }
             return try await change(current, fields)
         }
@@ -45,7 +47,7 @@ extension PortalWeb {
     // MARK: Pages
 
     func officersPage(_ request: Request) async throws -> Response {
-        try await asSupervisor(request) { try await officersList(request, session: $0) }
+        try await asSupervisor(request, .officers) { try await officersList(request, session: $0) }
     }
 
     private func officersList(_ request: Request, session current: PortalSession) async throws -> Response {
@@ -201,16 +203,17 @@ extension PortalWeb {
 
     func refused(_ problem: OfficerAdminProblem, _ request: Request, _ current: PortalSession) -> Response {
         let language = language(request)
-        let heading = language.texts.errorTitle
+        let heading: String
+        if case .notSupervisor = problem { heading = language.accountTexts.supervisorsOnlyTitle } else { heading = language.texts.errorTitle }
         return pages.render(
             "message", language: language, title: heading, session: current, status: problem.status,
             values: ["heading": heading, "message": problem.message(language.accountTexts), "problem": problem.code]
         )
     }
 
-    private func refusedNotSupervisor(_ request: Request, _ current: PortalSession) -> Response {
-        logger.notice("officer administration refused: not a supervisor", metadata: ["officer": "\(current.officer.name)"])
-        return refused(.notSupervisor, request, current)
+    private func refusedNotSupervisor(_ page: SupervisorPage, _ request: Request, _ current: PortalSession) -> Response {
+        logger.notice("supervisor's page refused: not a supervisor", metadata: ["officer": "\(current.officer.name)", "page": "\(page.rawValue)"])
+        return refused(.notSupervisor(page), request, current)
     }
 
     private func temporaryPasswordPage(_ request: Request, session: PortalSession, password: String, notice: String, name: String) -> Response {
