@@ -81,6 +81,11 @@ public struct PortalTexts: Sendable {
     public let notFound: String
     public let verificationRefused: String
     public let unavailable: String
+    /// The banner on every page while the portal is in maintenance (`MAINTENANCE_MODE`).
+    public let maintenanceBanner: String
+    public let maintenanceTitle: String
+    /// What an officer who asks for a teleTAN or code during maintenance is told.
+    public let maintenance: String
     public let internalError: String
 
     // Units, for `duration(seconds:)`

@@ -64,6 +64,9 @@ public struct PortalConfiguration: Sendable {
     /// The AES-256-GCM key sealing TOTP secrets (`TOTP_ENCRYPTION_KEY`, 64 hex digits; required to serve while
     /// `LOCAL_LOGIN` is on).
     public var totpEncryptionKey: [UInt8]?
+    /// Maintenance (`MAINTENANCE_MODE`, default false): every page shows a banner and no teleTAN or code is issued
+    /// (503 page); sign-in, the administration and the statistics work. Apps are not affected.
+    public var maintenance: Bool
     /// The services' statistics the statistics page shows (`STATISTICS_API_TOKEN`, `VERIFICATION_STATISTICS_URL`).
     public var statistics: PortalStatisticsSettings
 
@@ -107,6 +110,7 @@ public struct PortalConfiguration: Sendable {
         )
         cleanupInterval = try settings.duration("CLEANUP_INTERVAL", default: .seconds(900), minimum: .seconds(1))
         totpRequiredForOfficers = try settings.bool("TOTP_REQUIRED_FOR_OFFICERS", default: false)
+        maintenance = try settings.bool("MAINTENANCE_MODE", default: false)
         if let text = try settings.optionalString("TOTP_ENCRYPTION_KEY") {
             guard let key = [UInt8](hex: text), key.count == TOTPSecretSealer.keyBytes else {
                 throw ConfigurationError(variable: "TOTP_ENCRYPTION_KEY", reason: "must be 32 bytes in hex")

@@ -14,7 +14,7 @@ public enum PortalService {
     public static func makeBundle(_ configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)
         let signingKey = configuration.localLogin ? try PortalSigningKey.load(configuration) : nil
-        let pages = try await PageRenderer.bundled()
+        let pages = try await PageRenderer.bundled(maintenance: configuration.maintenance)
         let assets = try StaticAssets.bundled()
         let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment)
         do {

@@ -15,17 +15,20 @@ struct PageRenderer: Sendable {
     }
 
     private let library: MustacheLibrary
+    /// Whether every page shows the maintenance banner (`MAINTENANCE_MODE`).
+    private let maintenance: Bool
 
-    init(library: MustacheLibrary) {
+    init(library: MustacheLibrary, maintenance: Bool = false) {
         self.library = library
+        self.maintenance = maintenance
     }
 
     /// Loads the templates shipped with the portal.
-    static func bundled() async throws -> PageRenderer {
+    static func bundled(maintenance: Bool = false) async throws -> PageRenderer {
         guard let directory = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent("templates") else {
             throw TemplateMissing(name: "Resources/templates")
         }
-        return PageRenderer(library: try await MustacheLibrary(directory: directory.path))
+        return PageRenderer(library: try await MustacheLibrary(directory: directory.path), maintenance: maintenance)
     }
 
     func render(
@@ -41,6 +44,7 @@ struct PageRenderer: Sendable {
         context["a"] = language.accountTexts
         context["lang"] = language.rawValue
         context["title"] = title
+        if maintenance { context["maintenance"] = true }
         if let session {
             context["officer"] = session.officer.name
             context["csrf"] = session.csrfToken

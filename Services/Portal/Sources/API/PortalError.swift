@@ -15,6 +15,8 @@ enum PortalError: Error, Equatable {
     case globalLimited
     case verificationRefused
     case unavailable
+    /// Issuance during maintenance (`MAINTENANCE_MODE`).
+    case maintenance
     case internalError
 
     var status: HTTPResponse.Status {
@@ -24,7 +26,7 @@ enum PortalError: Error, Equatable {
         case .notFound: .notFound
         case .officerLimited, .globalLimited: .tooManyRequests
         case .verificationRefused: .badGateway
-        case .unavailable: .serviceUnavailable
+        case .unavailable, .maintenance: .serviceUnavailable
         case .internalError: .internalServerError
         }
     }
@@ -42,6 +44,7 @@ enum PortalError: Error, Equatable {
         case .globalLimited: "global-limit"
         case .verificationRefused: "verification-refused"
         case .unavailable: "unavailable"
+        case .maintenance: "maintenance"
         case .internalError: "internal-error"
         }
     }
@@ -50,6 +53,7 @@ enum PortalError: Error, Equatable {
         switch self {
         case .officerLimited: t.waitTitle
         case .globalLimited: t.busyTitle
+        case .maintenance: t.maintenanceTitle
         default: t.errorTitle
         }
     }
@@ -66,6 +70,7 @@ enum PortalError: Error, Equatable {
         case .globalLimited: t.globalLimit
         case .verificationRefused: t.verificationRefused
         case .unavailable: t.unavailable
+        case .maintenance: t.maintenance
         case .internalError: t.internalError
         }
     }
