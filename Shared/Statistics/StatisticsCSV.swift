@@ -1,3 +1,4 @@
+import ExposureCore
 import Foundation
 
 /// The CSV form of daily counts (RFC 4180): a header `day,figure,breakdown,count`, then one line per count.
@@ -17,16 +18,7 @@ public enum StatisticsCSV {
         return lines(rows)
     }
 
-    static func row(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") }
+    static func row(_ fields: [String]) -> String { CSVText.row(fields) }
 
-    static func lines(_ rows: [String]) -> String { rows.joined(separator: "\r\n") + "\r\n" }
-
-    /// A field, quoted when it holds a comma, quote or line break; a leading `=`, `+`, `-` or `@` is prefixed with
-    /// `'` so that a spreadsheet does not take an officer's name for a formula.
-    static func field(_ text: String) -> String {
-        var value = text
-        if let first = value.first, "=+-@".contains(first) { value = "'" + value }
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    static func lines(_ rows: [String]) -> String { CSVText.lines(rows) }
 }

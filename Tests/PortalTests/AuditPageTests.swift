@@ -44,8 +44,15 @@ import Testing
             #expect(byActor.text.contains("cara"))
             let issued = try await sofia.get("/audit?action=issue")
             #expect(issued.text.components(separatedBy: "<tr><td>").count - 1 == 1)
-            #expect(issued.text.contains("TEST issued"))
+            // Issue #62: details in sentences of the page's language, not the stored words.
+            #expect(issued.text.contains("<td>A TEST teleTAN: issued.</td>") && !issued.text.contains("TEST issued"))
             #expect(issued.text.contains(#"<option value="issue" selected>"#))
+            #expect(first.text.contains("<td>With the roles c19hotline.</td>"))
+            let german = try await h.supervisor("sara", language: "de").get("/audit?action=issue")
+            #expect(german.text.contains("<td>Eine TEST-teleTAN: ausgegeben.</td>"))
+            // Date pickers, and the download of the filtered rows.
+            #expect(first.text.contains(#"id="filter-from" name="from" value="" type="date""#))
+            #expect(byActor.text.contains(#"href="/audit.csv?actor=tom""#))
             // Days 10 to 12 after the start, both inclusive: three of sofia's rows.
             let from = Date.iso8601(start + 10 * day).prefix(10)
             let to = Date.iso8601(start + 12 * day).prefix(10)
@@ -59,6 +66,38 @@ import Testing
                 let bad = try await sofia.get("/audit?\(query)")
                 Covers.status(400, of: "GET /audit", bad, error: "bad-filter")
             }
+        }
+    }
+
+    /// Issue #62: the filtered rows as CSV, every one of them (not a page), with the stored words, safe to open in a
+    /// spreadsheet; supervisors only.
+    @Test(arguments: TestDatabase.all)
+    func theFilteredRowsDownloadAsCSV(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let sofia = try await h.supervisor()
+            let log = OfficerAuditLog(database: h.database)
+            let start = h.clock.now().epochSeconds - 100 * 86400
+            for n in 0..<60 {
+                try await log.record(OfficerAuditEntry(
+                    actor: "sofia", actorSource: .local, action: OfficerAction.rolesChanged.rawValue, target: "ben\(n)", detail: "c19hotline,c19supervisor",
+                    occurredAt: start + Int64(n) * 60
+                ))
+            }
+            try await log.record(OfficerAuditEntry(actor: "=cmd", actorSource: .oidc, action: OfficerAction.added.rawValue, target: "cara", detail: nil, occurredAt: start + 3600))
+            let all = try await sofia.get("/audit.csv?action=roles_changed")
+            Covers.status(200, of: "GET /audit.csv", all)
+            #expect(all.header("Content-Type") == "text/csv; charset=utf-8")
+            #expect(all.header("Content-Disposition") == #"attachment; filename="audit.csv""#)
+            let lines = all.text.split(separator: "\r\n").map(String.init)
+            #expect(lines.first == "time,actor,source,action,target,detail")
+            // All 60, more than a page, newest first.
+            #expect(lines.count == 61)
+            #expect(lines[1] == "\(Date.iso8601(start + 59 * 60)),sofia,local,roles_changed,ben59,\"c19hotline,c19supervisor\"")
+            let formula = try await sofia.get("/audit.csv?actor=%3Dcmd")
+            #expect(formula.text.split(separator: "\r\n").dropFirst().map(String.init) == ["\(Date.iso8601(start + 3600)),'=cmd,oidc,officer_added,cara,"])
+            Covers.status(400, of: "GET /audit.csv", try await sofia.get("/audit.csv?from=someday"), error: "bad-filter")
+            let officer = try await h.signedIn("olga")
+            Covers.status(403, of: "GET /audit.csv", try await officer.get("/audit.csv"), error: "not-supervisor")
         }
     }
 

@@ -84,6 +84,18 @@ public struct AccountTexts: Sendable {
     public let columnAction: String
     public let columnTarget: String
     public let columnDetail: String
+    /// "With the roles {roles}." (an account added, or its roles changed).
+    public let auditRoles: String
+    /// "{request}: {outcome}." (a teleTAN or code asked for).
+    public let auditRequest: String
+    /// What was asked for, by kind (`TEST`, `EVENT`, `COVIDSHIELD`, `PROTEGO`).
+    public let auditRequests: [String: String]
+    /// " for health authority {authority}".
+    public let auditForAuthority: String
+    /// What came of it, by stored outcome (`issued`, `officer_limited`, …).
+    public let auditOutcomes: [String: String]
+    /// The link that downloads the filtered rows.
+    public let auditDownloadCSV: String
     public let noEntries: String
     public let newerPage: String
     public let olderPage: String

@@ -6,6 +6,8 @@ public struct AuditFilter: Sendable, Equatable {
     public static let pageSize = 50
     /// Offset paging: a page past this is refused rather than making the database skip millions of rows.
     public static let maximumPage = 10_000
+    /// The rows one CSV download holds at most, the newest: a year of a large authority's issuance.
+    public static let exportLimit = 100_000
 
     public var actor: String?
     public var action: String?

@@ -1,15 +1,19 @@
 import ExposureCore
 import Foundation
 import Hummingbird
+import NIOCore
 import PortalDomain
 
 /// The audit page for supervisors: the administration's steps and every teleTAN and code request, newest first,
-/// filtered by officer, action and days, a page at a time.
+/// filtered by officer, action and days, a page at a time, each row's detail as a sentence in the page's language;
+/// and the filtered rows as CSV (`/audit.csv`).
 extension PortalWeb {
+    static let auditFilterFields = ["actor", "action", "from", "to"]
+
     func auditPage(_ request: Request) async throws -> Response {
         try await asSupervisor(request, .audit) { current in
             let query = request.uri.queryParameters
-            let given = ["actor", "action", "from", "to"].reduce(into: [String: String]()) { fields, name in
+            let given = Self.auditFilterFields.reduce(into: [String: String]()) { fields, name in
                 fields[name] = query[Substring(name)].map(String.init)
             }
             let filter: AuditFilter
@@ -30,14 +34,12 @@ extension PortalWeb {
                     "action": entry.action,
                     "actionLabel": Self.label(ofAction: entry.action, a),
                     "target": entry.target ?? "",
-                    "detail": entry.detail ?? "",
+                    "detail": AuditDetail.sentence(action: entry.action, detail: entry.detail, a),
                 ]
             }
-            // The links to the neighbouring pages keep the filter.
-            func link(page: Int) -> String {
-                let kept = ["actor", "action", "from", "to"].compactMap { name in given[name].flatMap { $0.isEmpty ? nil : (name, $0) } }
-                return "/audit?" + FormEncoding.encode(kept + [("page", "\(page)")])
-            }
+            // The links to the neighbouring pages and the download keep the filter.
+            let kept = Self.auditFilterFields.compactMap { name in given[name].flatMap { $0.isEmpty ? nil : (name, $0) } }
+            func link(page: Int) -> String { "/audit?" + FormEncoding.encode(kept + [("page", "\(page)")]) }
             var values: [String: Any] = [
                 "entries": rows,
                 "actions": OfficerAction.filterValues.map { value -> [String: Any] in
@@ -46,12 +48,44 @@ extension PortalWeb {
                     return option
                 },
                 "pageLabel": PortalTexts.fill(a.pageNumber, ["page": "\(filter.page)"]),
+                "download": "/audit.csv" + (kept.isEmpty ? "" : "?" + FormEncoding.encode(kept)),
             ]
             for name in ["actor", "from", "to"] { values[name] = given[name] ?? "" }
             if !rows.isEmpty { values["hasEntries"] = true }
             if filter.page > 1 { values["newer"] = link(page: filter.page - 1) }
             if found.count > AuditFilter.pageSize, filter.page < AuditFilter.maximumPage { values["older"] = link(page: filter.page + 1) }
             return pages.render("audit", language: language, title: a.auditTitle, session: current, values: values)
+        }
+    }
+
+    /// `GET /audit.csv?actor=&action=&from=&to=`: every row the filter selects (at most `AuditFilter.exportLimit`, the
+    /// newest), with the stored words, for a spreadsheet or another tool: `time,actor,source,action,target,detail`.
+    func auditDownload(_ request: Request) async throws -> Response {
+        try await asSupervisor(request, .audit) { current in
+            let query = request.uri.queryParameters
+            let filter: AuditFilter
+            do {
+                filter = try AuditFilter.parse(
+                    actor: query["actor"].map(String.init), action: query["action"].map(String.init),
+                    from: query["from"].map(String.init), to: query["to"].map(String.init), page: nil
+                )
+            } catch {
+                return refused(.badFilter, request, current)
+            }
+            let rows = try await officerAudit.export(filter).map { entry in
+                CSVText.row([
+                    Date.iso8601(entry.occurredAt), entry.actor, entry.actorSource.rawValue, entry.action, entry.target ?? "", entry.detail ?? "",
+                ])
+            }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/csv; charset=utf-8",
+                    .contentDisposition: "attachment; filename=\"audit.csv\"",
+                    .cacheControl: "no-store",
+                ],
+                body: .init(byteBuffer: ByteBuffer(string: CSVText.lines([CSVText.row(["time", "actor", "source", "action", "target", "detail"])] + rows)))
+            )
         }
     }
 

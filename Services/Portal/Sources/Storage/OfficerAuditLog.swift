@@ -49,6 +49,16 @@ public struct OfficerAuditLog: Sendable {
 
     /// One page of both logs, newest first, as `filter` says; one row more than a page when an older page exists.
     public func page(_ filter: AuditFilter) async throws -> [OfficerAuditEntry] {
+        try await entries(filter, limit: AuditFilter.pageSize + 1, offset: filter.offset)
+    }
+
+    /// Every row of both logs `filter` selects (its page aside), newest first, at most `AuditFilter.exportLimit`: the
+    /// audit page's CSV download.
+    public func export(_ filter: AuditFilter) async throws -> [OfficerAuditEntry] {
+        try await entries(filter, limit: AuditFilter.exportLimit, offset: 0)
+    }
+
+    private func entries(_ filter: AuditFilter, limit: Int, offset: Int) async throws -> [OfficerAuditEntry] {
         // The teleTAN log joins as action `issue` (a constant of ours, not a parameter: PostgreSQL must know its type), its type, outcome and health authority as the detail.
         var query: SQLQueryString = """
             SELECT actor, actor_source, action, target, detail, occurred_at FROM (
@@ -63,7 +73,7 @@ public struct OfficerAuditLog: Sendable {
         if let action = filter.action { query += " AND action = \(bind: action)" }
         if let from = filter.from { query += " AND occurred_at >= \(bind: from)" }
         if let until = filter.until { query += " AND occurred_at < \(bind: until)" }
-        query += " ORDER BY occurred_at DESC, log, id DESC LIMIT \(bind: AuditFilter.pageSize + 1) OFFSET \(bind: filter.offset)"
+        query += " ORDER BY occurred_at DESC, log, id DESC LIMIT \(bind: limit) OFFSET \(bind: offset)"
         return try await database.withConnection { [query] connection in
             try await connection.raw(query).all().map { row in
                 OfficerAuditEntry(
