@@ -81,7 +81,9 @@ for count in "${COUNTS[@]}"; do
     else
         export DATABASE_URL="sqlite://$WORK/submission.db"
     fi
-    export DATA_DIR="$WORK" EXPORT_DIR="$WORK/exports" LOG_LEVEL=error
+    export DATA_DIR="$WORK" EXPORT_DIR="$WORK/exports" LOG_LEVEL=error SIGNING_KEY_FILE="$WORK/export-signing-key.pem"
+    # No service makes a key: the one `distribute` signs with, made here.
+    [[ -f $SIGNING_KEY_FILE ]] || (umask 077 && openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out "$SIGNING_KEY_FILE")
     "$BIN" migrate
     now=$(date +%s)
     if [[ -n $PG_SERVER ]]; then

@@ -88,7 +88,6 @@ class Services:
         self.portal_env = {
             **os.environ,
             "DATABASE_URL": f"sqlite://{workdir}/portal.db",
-            "DATA_DIR": data_dir,
             "PORT": str(self.portal_port),
             "BIND_HOST": "127.0.0.1",
             "PUBLIC_URL": f"http://localhost:{self.portal_port}",
@@ -100,8 +99,15 @@ class Services:
             "STATISTICS_API_TOKEN": statistics_token,
             "VERIFICATION_STATISTICS_URL": f"http://127.0.0.1:{self.verification_management_port}",
         }
-        # What the suite's launcher does: create the portal's key first and let verification trust its public half.
-        public_key = self.portal("signing-key").strip()
+        # No service makes a key: the suite's development keys, as the compose file's `keys` service makes them; the
+        # portal signs with its key, and verification trusts the public half.
+        subprocess.run([os.path.join(BUILD_DIR, "exposure-suite"), "development-keys", data_dir],
+                       check=True, capture_output=True, text=True, timeout=120)
+        self.portal_env["PORTAL_SIGNING_KEY_FILE"] = os.path.join(data_dir, "portal-signing-key.pem")
+        self.portal_env["TOTP_ENCRYPTION_KEY_FILE"] = os.path.join(data_dir, "portal-totp-key.hex")
+        public_key = os.path.join(data_dir, "portal-signing-key.pub.pem")
+        with open(public_key) as written:
+            assert self.portal("signing-key") == written.read(), "signing-key prints the public half of the portal's key"
         self.verification_env = {
             **os.environ,
             "DATABASE_URL": f"sqlite://{workdir}/verification.db",
