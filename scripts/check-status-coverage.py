@@ -49,6 +49,7 @@ PORTAL_ROUTES = {
     "POST /officers/reset-password": [200, 303, 403, 404, 409],
     "POST /officers/roles": [303, 403, 404, 409],
     "GET /audit": [200, 303, 400, 403],
+    "GET /audit.csv": [200, 303, 400, 403],
     "GET /statistics": [200, 303, 400, 403],
     "GET /statistics.csv": [200, 303, 403, 503],
     "GET /statistics.json": [200, 303, 403, 503],

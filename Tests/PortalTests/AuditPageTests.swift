@@ -98,6 +98,9 @@ import Testing
             Covers.status(400, of: "GET /audit.csv", try await sofia.get("/audit.csv?from=someday"), error: "bad-filter")
             let officer = try await h.signedIn("olga")
             Covers.status(403, of: "GET /audit.csv", try await officer.get("/audit.csv"), error: "not-supervisor")
+            let signedOut = try await h.browser().get("/audit.csv")
+            Covers.status(303, of: "GET /audit.csv", signedOut)
+            #expect(signedOut.header("Location") == "/login")
         }
     }
 
