@@ -12,16 +12,8 @@ extension PortalWeb {
 
     func auditPage(_ request: Request) async throws -> Response {
         try await asSupervisor(request, .audit) { current in
-            let query = request.uri.queryParameters
-            let given = Self.auditFilterFields.reduce(into: [String: String]()) { fields, name in
-                fields[name] = query[Substring(name)].map(String.init)
-            }
-            let filter: AuditFilter
-            do {
-                filter = try AuditFilter.parse(
-                    actor: given["actor"], action: given["action"], from: given["from"], to: given["to"], page: query["page"].map(String.init)
-                )
-            } catch {
+            let given = Self.auditQuery(request)
+            guard let filter = try? Self.auditFilter(given, page: request.uri.queryParameters["page"].map(String.init)) else {
                 return refused(.badFilter, request, current)
             }
             let found = try await officerAudit.page(filter)
@@ -62,14 +54,7 @@ extension PortalWeb {
     /// newest), with the stored words, for a spreadsheet or another tool: `time,actor,source,action,target,detail`.
     func auditDownload(_ request: Request) async throws -> Response {
         try await asSupervisor(request, .audit) { current in
-            let query = request.uri.queryParameters
-            let filter: AuditFilter
-            do {
-                filter = try AuditFilter.parse(
-                    actor: query["actor"].map(String.init), action: query["action"].map(String.init),
-                    from: query["from"].map(String.init), to: query["to"].map(String.init), page: nil
-                )
-            } catch {
+            guard let filter = try? Self.auditFilter(Self.auditQuery(request), page: nil) else {
                 return refused(.badFilter, request, current)
             }
             let rows = try await officerAudit.export(filter).map { entry in
@@ -87,6 +72,16 @@ extension PortalWeb {
                 body: .init(byteBuffer: ByteBuffer(string: CSVText.lines([CSVText.row(["time", "actor", "source", "action", "target", "detail"])] + rows)))
             )
         }
+    }
+
+    /// The filter's fields as the query gives them.
+    private static func auditQuery(_ request: Request) -> [String: String] {
+        let query = request.uri.queryParameters
+        return auditFilterFields.reduce(into: [String: String]()) { fields, name in fields[name] = query[Substring(name)].map(String.init) }
+    }
+
+    private static func auditFilter(_ given: [String: String], page: String?) throws(AuditFilter.Problem) -> AuditFilter {
+        try AuditFilter.parse(actor: given["actor"], action: given["action"], from: given["from"], to: given["to"], page: page)
     }
 
     static func label(ofAction action: String, _ a: AccountTexts) -> String {

@@ -42,10 +42,11 @@ extension PortalWeb {
             },
         ]
         if statistics.isConfigured {
-            let answers = await statistics.counts(from: from, through: to)
-            values["sources"] = answers.map { statisticsSource($0, from: from, to: to, texts: texts) }
-            let today = StatisticsDay(of: clock.now())
-            let rows = statisticsSoFarToday(await statistics.counts(from: today, through: today), texts: texts)
+            // One read per service: the finished days of the charts and today's counts so far.
+            let today = to.adding(days: 1)
+            let answers = await statistics.counts(from: from, through: today)
+            values["sources"] = answers.map { statisticsSource($0.keeping { $0.day <= to }, from: from, to: to, texts: texts) }
+            let rows = statisticsSoFarToday(answers.map { $0.keeping { $0.day == today } }, texts: texts)
             values["today"] = ["rows": rows, "hasRows": !rows.isEmpty]
         } else {
             values["notConfigured"] = true

@@ -10,6 +10,11 @@ struct StatisticsSources: Sendable {
         let service: String
         /// nil when the service could not be read.
         let counts: [DailyCount]?
+
+        /// The same answer with only the counts `isIncluded` keeps.
+        func keeping(_ isIncluded: (DailyCount) -> Bool) -> Answer {
+            Answer(service: service, counts: counts?.filter(isIncluded))
+        }
     }
 
     /// Empty when the portal has no reader token.

@@ -34,16 +34,20 @@ public struct ExportSigningKeys: Sendable {
     /// Stops start-up, naming the setting, when no primary key is configured.
     public func checkConfigured() throws(ConfigurationError) {
         guard keyFile == nil else { return }
-        throw ConfigurationError(
-            variable: variable,
-            reason: "is required: the PEM P-256 private key that signs the export files (openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt); the apps verify with its public key"
-        )
+        throw missing
     }
 
     /// The primary key.
     public func primaryKey() throws(ConfigurationError) -> P256.Signing.PrivateKey {
-        try checkConfigured()
-        return try SigningKeyFile.read(keyFile!, variable: variable)
+        guard let keyFile else { throw missing }
+        return try SigningKeyFile.read(keyFile, variable: variable)
+    }
+
+    private var missing: ConfigurationError {
+        ConfigurationError(
+            variable: variable,
+            reason: "is required: the PEM P-256 private key that signs the export files (openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt); the apps verify with its public key"
+        )
     }
 
     /// Every key, read at start-up: a file that cannot be read, is not a P-256 private key, or holds a key already
