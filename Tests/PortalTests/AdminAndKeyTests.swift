@@ -12,7 +12,7 @@ import Testing
     func usersAreManagedFromTheCommandLine(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind) { h in
             let added = try await h.users(["add", "anna", "--roles", "c19hotline,c19hotline_event"])
-            #expect(added == "Added anna with roles c19hotline,c19hotline_event.")
+            #expect(added == "Added anna with roles c19hotline,c19hotline_event to the health authority default.")
             // Nothing on standard input: a password is generated and shown once, and it works.
             let generated = try await h.users(["add", "bert", "--roles=c19hotline"], password: nil)
             let password = try #require(generated.split(separator: "\n").last?.split(separator: " ").last.map(String.init))
@@ -47,7 +47,7 @@ import Testing
             for (index, officer) in ["anna", "bert", "cara"].enumerated() {
                 try await log.record(AuditEntry(
                     officer: officer, source: .local, occurredAt: 1_750_000_000 + Int64(index) * 60, kind: .event,
-                    healthAuthority: "1.08.2.12.", outcome: index == 1 ? .officerLimited : .issued
+                    healthAuthority: "1.08.2.12.", outcome: index == 1 ? .officerLimited : .issued, authority: "default"
                 ))
             }
             let latest = try await h.audit(["--limit", "2"]).split(separator: "\n")
@@ -162,19 +162,19 @@ import Testing
             try await h.users(["add", "bert", "--roles", "c19hotline"])
             try await h.users(["disable", "bert"])
             let log = AuditLog(database: h.database)
-            try await log.record(AuditEntry(officer: "anna", source: .local, occurredAt: 1_750_000_000, kind: .test, healthAuthority: nil, outcome: .issued))
-            try await log.record(AuditEntry(officer: "x@idp", source: .oidc, occurredAt: 1_750_000_060, kind: .event, healthAuthority: "1.08.2.12.", outcome: .refused))
+            try await log.record(AuditEntry(officer: "anna", source: .local, occurredAt: 1_750_000_000, kind: .test, healthAuthority: nil, outcome: .issued, authority: "default"))
+            try await log.record(AuditEntry(officer: "x@idp", source: .oidc, occurredAt: 1_750_000_060, kind: .event, healthAuthority: "1.08.2.12.", outcome: .refused, authority: "default"))
 
             let users = try #require(try JSONSerialization.jsonObject(with: Data(try await h.users(["list", "--json"]).utf8)) as? [String: Any])
             let userRows = try #require(users["users"] as? [[String: Any]])
             let userLines = try await h.users(["list"]).split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
             try #require(userRows.count == 2 && userLines.count == 2)
             for (row, line) in zip(userRows, userLines) {
-                #expect(Set(row.keys) == ["name", "roles", "createdAt", "state", "disabledAt"])
+                #expect(Set(row.keys) == ["name", "authority", "roles", "createdAt", "state", "disabledAt"])
                 let disabledAt = row["disabledAt"] as? String
                 #expect(line == [
                     row["name"] as? String ?? "?", (row["roles"] as? [String] ?? []).joined(separator: ","),
-                    "created \(row["createdAt"] as? String ?? "?")", disabledAt.map { "disabled \($0)" } ?? "active",
+                    "created \(row["createdAt"] as? String ?? "?")", disabledAt.map { "disabled \($0)" } ?? "active", row["authority"] as? String ?? "-",
                 ])
                 #expect(row["state"] as? String == (disabledAt == nil ? "active" : "disabled"))
             }

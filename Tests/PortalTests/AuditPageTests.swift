@@ -19,12 +19,12 @@ import Testing
             for n in 0..<60 {
                 try await log.record(OfficerAuditEntry(
                     actor: "sofia", actorSource: .local, action: OfficerAction.rolesChanged.rawValue, target: "ben\(n)", detail: "c19hotline",
-                    occurredAt: start + Int64(n) * day
+                    occurredAt: start + Int64(n) * day, authority: "default"
                 ))
             }
-            try await log.record(OfficerAuditEntry(actor: "tom", actorSource: .oidc, action: OfficerAction.added.rawValue, target: "cara", detail: nil, occurredAt: start + 59 * day + 1))
+            try await log.record(OfficerAuditEntry(actor: "tom", actorSource: .oidc, action: OfficerAction.added.rawValue, target: "cara", detail: nil, occurredAt: start + 59 * day + 1, authority: "default"))
             try await AuditLog(database: h.database).record(AuditEntry(
-                officer: "ben", source: .local, occurredAt: start + 30 * day + 5, kind: .teleTAN(.test), healthAuthority: nil, outcome: .issued
+                officer: "ben", source: .local, occurredAt: start + 30 * day + 5, kind: .teleTAN(.test), healthAuthority: nil, outcome: .issued, authority: "default"
             ))
 
             let first = try await sofia.get("/audit")
@@ -80,10 +80,10 @@ import Testing
             for n in 0..<60 {
                 try await log.record(OfficerAuditEntry(
                     actor: "sofia", actorSource: .local, action: OfficerAction.rolesChanged.rawValue, target: "ben\(n)", detail: "c19hotline,c19supervisor",
-                    occurredAt: start + Int64(n) * 60
+                    occurredAt: start + Int64(n) * 60, authority: "default"
                 ))
             }
-            try await log.record(OfficerAuditEntry(actor: "=cmd", actorSource: .oidc, action: OfficerAction.added.rawValue, target: "cara", detail: nil, occurredAt: start + 3600))
+            try await log.record(OfficerAuditEntry(actor: "=cmd", actorSource: .oidc, action: OfficerAction.added.rawValue, target: "cara", detail: nil, occurredAt: start + 3600, authority: "default"))
             let all = try await sofia.get("/audit.csv?action=roles_changed")
             Covers.status(200, of: "GET /audit.csv", all)
             #expect(all.header("Content-Type") == "text/csv; charset=utf-8")

@@ -82,7 +82,7 @@ import Testing
             let checked = try #require(try await users.find(name: "anna")).passwordHash
             func session(_ n: Int) -> PortalSession {
                 PortalSession(
-                    idHash: SecretHash.sha256Hex("session-\(n)"), officer: Officer(name: "anna", roles: ["c19hotline"], source: .local),
+                    idHash: SecretHash.sha256Hex("session-\(n)"), officer: Officer(name: "anna", roles: ["c19hotline"], source: .local, authority: "default"),
                     csrfToken: "csrf", createdAt: h.clock.now().epochSeconds, expiresAt: h.clock.now().epochSeconds + 3600, oidcTokens: nil
                 )
             }

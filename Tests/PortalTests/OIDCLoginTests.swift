@@ -189,6 +189,40 @@ import Testing
         }
     }
 
+    /// With `OIDC_AUTHORITY_CLAIM`, a provider account belongs to the one authority its claim names (after the
+    /// prefix); a token naming none, or two, signs nobody in.
+    @Test(arguments: TestDatabase.all)
+    func aTokenNamingNoAuthorityOrTwoSignsNobodyIn(kind: TestDatabase) async throws {
+        let settings = ["PUBLIC_URL": Self.publicURL, "OIDC_AUTHORITY_CLAIM": "groups", "OIDC_AUTHORITY_PREFIX": "/authorities/"]
+        let cases: [([String]?, String?)] = [
+            (["/staff", "/authorities/north"], "north"),
+            (["/authorities/north", "/authorities/south"], nil),
+            (["/staff", "/authorities/North!"], nil),
+            (["/staff"], nil),
+            (nil, nil),
+        ]
+        for (groups, authority) in cases {
+            let provider = TestOIDCProvider(groups: groups, clock: ManualClock(Date(timeIntervalSince1970: 1_750_000_000)))
+            try await provider.run {
+                try await PortalHarness.run(on: kind, portal: settings, oidc: provider) { h in
+                    let browser = h.browser()
+                    let callback = try await Self.signIn(browser)
+                    let stored = try await h.database.withConnection { connection in
+                        try await connection.raw("SELECT authority FROM portal_sessions").all().map { try $0.decode(column: "authority", as: String?.self) }
+                    }
+                    if let authority {
+                        #expect(callback.status == 200, "\(groups ?? [])")
+                        #expect(stored == [authority])
+                    } else {
+                        #expect(callback.status == 303, "\(groups ?? [])")
+                        #expect(callback.header("Location") == "/login?notice=oidc-failed")
+                        #expect(stored.isEmpty && browser.cookies["portal_session"] == nil)
+                    }
+                }
+            }
+        }
+    }
+
     /// With `LOCAL_LOGIN=false` the page offers the provider only, and a local account cannot sign in even with its
     /// right password.
     @Test(arguments: TestDatabase.all)

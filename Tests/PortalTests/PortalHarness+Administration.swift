@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+@testable import PortalDomain
 
 extension PortalHarness {
     /// The rows of the administration audit log, oldest first: `actor action target detail` each; without the
@@ -21,7 +22,12 @@ extension PortalHarness {
     }
 
     /// A signed-in supervisor (local account, no teleTAN roles), with two-factor sign-in set up.
-    func supervisor(_ name: String = "sofia", language: String? = nil) async throws -> PortalBrowser {
-        try await TwoFactorHelp.enrolledSupervisor(self, name, language: language).browser
+    func supervisor(_ name: String = "sofia", language: String? = nil, authority: String? = nil) async throws -> PortalBrowser {
+        try await TwoFactorHelp.enrolledSupervisor(self, name, language: language, authority: authority).browser
+    }
+
+    /// A signed-in system administrator (two-factor sign-in set up), of no authority.
+    func systemAdministrator(_ name: String = "sam") async throws -> PortalBrowser {
+        try await TwoFactorHelp.enrolledSupervisor(self, name, roles: OfficerRoles.systemAdministrator).browser
     }
 }

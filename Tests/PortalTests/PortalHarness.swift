@@ -84,13 +84,16 @@ struct PortalHarness {
         try await PortalAdmin.audit(words, database: database)
     }
 
-    func addOfficer(_ name: String, roles: String = "c19hotline,c19hotline_event") async throws {
-        try await users(["add", name, "--roles", roles])
+    /// `authority`: the officer's health authority (`default` when nil).
+    func addOfficer(_ name: String, roles: String = "c19hotline,c19hotline_event", authority: String? = nil) async throws {
+        try await users(["add", name, "--roles", roles] + (authority.map { ["--authority", $0] } ?? []))
     }
 
     /// A signed-in browser of a new officer.
-    func signedIn(_ name: String, roles: String = "c19hotline,c19hotline_event", language: String? = nil) async throws -> PortalBrowser {
-        try await addOfficer(name, roles: roles)
+    func signedIn(
+        _ name: String, roles: String = "c19hotline,c19hotline_event", language: String? = nil, authority: String? = nil
+    ) async throws -> PortalBrowser {
+        try await addOfficer(name, roles: roles, authority: authority)
         let browser = browser(language: language)
         let response = try await browser.signIn(name, Self.password)
         precondition(response.status == 303, "sign-in failed: \(response.status) \(response.text)")

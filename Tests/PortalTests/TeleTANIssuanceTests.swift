@@ -203,7 +203,11 @@ import Testing
         // portal's retry carries the same idempotency key and gets that teleTAN. Under a limit of one, a second
         // teleTAN would have been refused.
         let proxy = AnswerDroppingProxy(paths: ["/version/v1/tan/teletan"], dropping: 1)
-        try await PortalHarness.run(on: kind, verification: ["TELETAN_RATE_LIMIT": "1", "TELETAN_RATE_WINDOW": "1h"], proxy: proxy) { h in
+        // A generous deadline per attempt: on a loaded machine a slow answer must not make the portal give up before
+        // the retry this test is about (it did, on two busy cores, with the default 5 s).
+        try await PortalHarness.run(
+            on: kind, portal: ["VERIFICATION_TIMEOUT": "60s"], verification: ["TELETAN_RATE_LIMIT": "1", "TELETAN_RATE_WINDOW": "1h"], proxy: proxy
+        ) { h in
             let anna = try await h.signedIn("anna")
             let page = try await anna.issue("TEST")
             #expect(page.status == 200)

@@ -22,6 +22,7 @@ final class TestOIDCProvider: @unchecked Sendable {
     let clientSecret = "s3cret:with/odd+chars"
     let userName: String
     let roles: [String]
+    let groups: [String]?
     let accessTokenLifetime: Int
     let clock: ManualClock
     /// The key published and signed with at first, under the key id `test-key`.
@@ -46,9 +47,11 @@ final class TestOIDCProvider: @unchecked Sendable {
         }
     }
 
-    init(userName: String = "dr.oidc", roles: [String] = ["c19hotline"], accessTokenLifetime: Int = 300, clock: ManualClock) {
+    /// `groups`: the ID token's claim `groups`, when given.
+    init(userName: String = "dr.oidc", roles: [String] = ["c19hotline"], groups: [String]? = nil, accessTokenLifetime: Int = 300, clock: ManualClock) {
         self.userName = userName
         self.roles = roles
+        self.groups = groups
         self.accessTokenLifetime = accessTokenLifetime
         self.clock = clock
     }
@@ -145,7 +148,7 @@ final class TestOIDCProvider: @unchecked Sendable {
             let id = IDClaims(
                 iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: "id-\(userName)"), aud: AudienceClaim(value: clientID),
                 exp: ExpirationClaim(value: now.addingTimeInterval(300)), iat: IssuedAtClaim(value: now),
-                nonce: nonce, preferred_username: userName
+                nonce: nonce, preferred_username: userName, groups: groups
             )
             body["id_token"] = try await keys.sign(id, kid: JWKIdentifier(string: signing.kid))
         }
@@ -183,6 +186,7 @@ final class TestOIDCProvider: @unchecked Sendable {
         var iat: IssuedAtClaim
         var nonce: String
         var preferred_username: String
+        var groups: [String]?
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 }

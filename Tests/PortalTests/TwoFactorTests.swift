@@ -222,8 +222,10 @@ enum TwoFactorHelp {
     }
 
     /// A supervisor signed in with two-factor sign-in set up, and the app's code maker.
-    static func enrolledSupervisor(_ h: PortalHarness, _ name: String, language: String? = nil) async throws -> (browser: PortalBrowser, check: TOTPCheck) {
-        try await h.addOfficer(name, roles: "c19supervisor")
+    static func enrolledSupervisor(
+        _ h: PortalHarness, _ name: String, language: String? = nil, roles: String = "c19supervisor", authority: String? = nil
+    ) async throws -> (browser: PortalBrowser, check: TOTPCheck) {
+        try await h.addOfficer(name, roles: roles, authority: authority)
         let browser = h.browser(language: language)
         try #require(try await browser.signIn(name, PortalHarness.password).header("Location") == "/totp")
         let page = try await browser.get("/totp")

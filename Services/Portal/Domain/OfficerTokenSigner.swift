@@ -16,6 +16,9 @@ public struct PortalOfficerClaims: JWTPayload {
     public var exp: ExpirationClaim
     public var jti: IDClaim
     public var realm_access: RealmAccess
+    /// The officer's health authority (`AuthorityID`), whose families, regions and limits verification applies;
+    /// absent for a system administrator.
+    public var authority: String?
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
@@ -53,7 +56,8 @@ public struct OfficerTokenSigner: Sendable {
             iat: IssuedAtClaim(value: now),
             exp: ExpirationClaim(value: now.addingTimeInterval(lifetime.seconds)),
             jti: IDClaim(value: random.bytes(count: 16).hexString),
-            realm_access: .init(roles: officer.roles.sorted())
+            realm_access: .init(roles: officer.roles.sorted()),
+            authority: officer.authority
         )
         return try await keys.sign(claims)
     }

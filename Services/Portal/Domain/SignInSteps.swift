@@ -9,8 +9,9 @@ public enum SignInSteps {
         return nil
     }
 
-    /// Supervisors always need two-factor sign-in; officers when the operator says so (`TOTP_REQUIRED_FOR_OFFICERS`).
+    /// Supervisors and system administrators always need two-factor sign-in; officers when the operator says so
+    /// (`TOTP_REQUIRED_FOR_OFFICERS`).
     public static func enrolmentRequired(roles: Set<String>, requiredForOfficers: Bool) -> Bool {
-        roles.contains(OfficerRoles.supervisor) || requiredForOfficers
+        roles.contains(OfficerRoles.supervisor) || roles.contains(OfficerRoles.systemAdministrator) || requiredForOfficers
     }
 }

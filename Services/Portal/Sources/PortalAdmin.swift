@@ -63,32 +63,53 @@ public enum PortalAdmin {
 
     // MARK: The work
 
-    static func addUser(_ name: String, roles: String, in context: Context) async throws -> String {
+    /// `authority`: the account's health authority (`default` when not given); a system administrator has none.
+    static func addUser(_ name: String, roles: String, authority: String?, in context: Context) async throws -> String {
         let name = try validName(name)
         let roles = try parseRoles(roles)
+        let belongsTo = try accountAuthority(authority, roles: roles)
         let (secret, generated) = try newPassword(context)
         let hash = try await PasswordHasher(cost: context.cost).hash(secret)
-        guard try await UserStore(database: context.database).add(name: name, passwordHash: hash, roles: roles, now: context.environment.clock.now()) else {
+        guard try await UserStore(database: context.database).add(
+            name: name, passwordHash: hash, roles: roles, authority: belongsTo, now: context.environment.clock.now()
+        ) else {
             throw UsageError("a user named \(name) exists already")
         }
-        let added = "Added \(name) with roles \(roles.isEmpty ? "(none)" : roles.sorted().joined(separator: ","))."
+        let added = "Added \(name) with roles \(roles.isEmpty ? "(none)" : roles.sorted().joined(separator: ","))"
+            + (belongsTo.map { " to the health authority \($0)." } ?? " as a system administrator, of no health authority.")
         return generated ? added + "\nPassword (shown only once): \(secret)" : added
     }
 
-    static func listUsers(in context: Context, output: ListOutputOptions) async throws -> String {
-        let users = try await UserStore(database: context.database).list()
+    /// The authority an account joins: none for a system administrator (who may not be given one), the one given,
+    /// else `default`.
+    private static func accountAuthority(_ given: String?, roles: Set<String>) throws -> String? {
+        if roles.contains(OfficerRoles.systemAdministrator) {
+            guard given == nil, roles == [OfficerRoles.systemAdministrator] else {
+                throw UsageError("a system administrator (\(OfficerRoles.systemAdministrator)) has no other role and belongs to no health authority")
+            }
+            return nil
+        }
+        let authority = given ?? AuthorityID.default
+        guard AuthorityID.isWellFormed(authority) else { throw UsageError("--authority: 1 to 32 of a-z, 0-9 and '-', not starting with '-'") }
+        return authority
+    }
+
+    /// `authority`: only that health authority's accounts.
+    static func listUsers(authority: String?, in context: Context, output: ListOutputOptions) async throws -> String {
+        let users = try await UserStore(database: context.database).list(in: authority.map(AuthorityScope.authority) ?? .national)
         return try output.render(UserList(users: users.map(UserList.User.init))) {
             guard !users.isEmpty else { return "No users." }
             let lines = users.map { user in
                 let state = user.disabledAt.map { "disabled \(Date.iso8601($0))" } ?? "active"
-                return "\(user.name)\t\(user.roles.sorted().joined(separator: ","))\tcreated \(Date.iso8601(user.createdAt))\t\(state)"
+                // The authority comes last, so that a script reading the older columns by position reads them still.
+                return "\(user.name)\t\(user.roles.sorted().joined(separator: ","))\tcreated \(Date.iso8601(user.createdAt))\t\(state)\t\(user.authority ?? "-")"
             }
-            return (["NAME\tROLES\tCREATED\tSTATE"] + lines).joined(separator: "\n")
+            return (["NAME\tROLES\tCREATED\tSTATE\tAUTHORITY"] + lines).joined(separator: "\n")
         }
     }
 
     static func setDisabled(_ name: String, _ disable: Bool, in context: Context) async throws -> String {
-        guard try await UserStore(database: context.database).setDisabled(name: name, disable, now: context.environment.clock.now()) else {
+        guard try await UserStore(database: context.database).setDisabled(name: name, disable, in: .national, now: context.environment.clock.now()) else {
             throw UsageError("no user named \(name)")
         }
         guard disable else {
@@ -102,7 +123,7 @@ public enum PortalAdmin {
     static func setPassword(_ name: String, in context: Context) async throws -> String {
         let (secret, generated) = try newPassword(context)
         let hash = try await PasswordHasher(cost: context.cost).hash(secret)
-        guard try await UserStore(database: context.database).setPassword(name: name, passwordHash: hash, now: context.environment.clock.now()) else {
+        guard try await UserStore(database: context.database).setPassword(name: name, passwordHash: hash, in: .national, now: context.environment.clock.now()) else {
             throw UsageError("no user named \(name)")
         }
         // Whoever knew the old password must not stay signed in; the officer may sign in with the new one at once.

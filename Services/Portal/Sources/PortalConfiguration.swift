@@ -135,6 +135,9 @@ public struct OIDCSettings: Sendable {
     public var redirectURL: URL
     /// How long one request to the provider may take (`OIDC_TIMEOUT`, default 10s).
     public var timeout: Duration
+    /// The claim that names the officer's health authority (`OIDC_AUTHORITY_CLAIM`, with `OIDC_AUTHORITY_PREFIX`);
+    /// nil: every account of the provider belongs to the authority `default` (an installation with one authority).
+    public var authorityClaim: AuthorityClaim?
 
     /// Nil when `OIDC_ISSUER` is not set; an error when it is set without the client credentials.
     init?(_ settings: Settings, publicURL: URL) throws(ConfigurationError) {
@@ -147,6 +150,9 @@ public struct OIDCSettings: Sendable {
         providerName = try settings.string("OIDC_PROVIDER_NAME", default: "single sign-on")
         redirectURL = publicURL.appendingPathComponent("login/oidc/callback")
         timeout = try settings.duration("OIDC_TIMEOUT", default: .seconds(10), minimum: .milliseconds(100))
+        authorityClaim = try settings.optionalString("OIDC_AUTHORITY_CLAIM").map { name throws(ConfigurationError) in
+            AuthorityClaim(name: name, prefix: try settings.string("OIDC_AUTHORITY_PREFIX", default: ""))
+        }
     }
 }
 

@@ -53,4 +53,12 @@ enum SupervisorPage: String, Equatable {
     case officers
     case audit
     case statistics
+    case authorities
+
+    /// A supervisor sees their own authority's rows here.
+    var isForSupervisors: Bool { self != .authorities }
+
+    /// A system administrator sees every authority's rows here (officers are administered by their authority's
+    /// supervisors; a system administrator appoints an authority's first supervisor on the authorities page).
+    var isForSystemAdministrators: Bool { self != .officers }
 }

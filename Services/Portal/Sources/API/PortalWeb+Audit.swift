@@ -11,12 +11,12 @@ extension PortalWeb {
     static let auditFilterFields = ["actor", "action", "from", "to"]
 
     func auditPage(_ request: Request) async throws -> Response {
-        try await asSupervisor(request, .audit) { current in
+        try await asSupervisor(request, .audit) { current, scope in
             let given = Self.auditQuery(request)
             guard let filter = try? Self.auditFilter(given, page: request.uri.queryParameters["page"].map(String.init)) else {
                 return refused(.badFilter, request, current)
             }
-            let found = try await officerAudit.page(filter)
+            let found = try await officerAudit.page(filter, in: scope)
             let language = language(request)
             let a = language.accountTexts
             let rows = found.prefix(AuditFilter.pageSize).map { entry -> [String: Any] in
@@ -53,11 +53,11 @@ extension PortalWeb {
     /// `GET /audit.csv?actor=&action=&from=&to=`: every row the filter selects (at most `AuditFilter.exportLimit`, the
     /// newest), with the stored words, for a spreadsheet or another tool: `time,actor,source,action,target,detail`.
     func auditDownload(_ request: Request) async throws -> Response {
-        try await asSupervisor(request, .audit) { current in
+        try await asSupervisor(request, .audit) { current, scope in
             guard let filter = try? Self.auditFilter(Self.auditQuery(request), page: nil) else {
                 return refused(.badFilter, request, current)
             }
-            let rows = try await officerAudit.export(filter).map { entry in
+            let rows = try await officerAudit.export(filter, in: scope).map { entry in
                 CSVText.row([
                     Date.iso8601(entry.occurredAt), entry.actor, entry.actorSource.rawValue, entry.action, entry.target ?? "", entry.detail ?? "",
                 ])

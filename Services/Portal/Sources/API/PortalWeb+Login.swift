@@ -53,7 +53,7 @@ extension PortalWeb {
         var response: Response
         do {
             response = try await startSession(
-                for: Officer(name: usable.name, roles: usable.roles, source: .local), tokens: nil,
+                for: Officer(name: usable.name, roles: usable.roles, source: .local, authority: usable.authority), tokens: nil,
                 checkedPasswordHash: usable.passwordHash, pendingStep: step, response: redirect(step?.path ?? "/")
             )
         } catch is AccountChangedDuringSignIn {

@@ -62,7 +62,7 @@ extension PortalWeb {
             logger.notice("password change refused: the current password was wrong", metadata: ["officer": "\(name)"])
             return passwordForm(request, session: current, error: a.currentPasswordWrong, status: .unauthorized)
         }
-        guard try await users.setPassword(name: name, passwordHash: try await hasher.hash(newPassword), now: clock.now()) else {
+        guard try await users.setPassword(name: name, passwordHash: try await hasher.hash(newPassword), in: .national, now: clock.now()) else {
             return signInAgain(.ended)
         }
         // Whoever else knew the old password is signed out; this session goes on, its step done.

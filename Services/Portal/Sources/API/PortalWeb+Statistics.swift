@@ -24,7 +24,7 @@ extension PortalWeb {
 
     /// `GET /statistics?days=N`.
     func statisticsPage(_ request: Request) async throws -> Response {
-        try await asSupervisor(request, .statistics) { current in try await statisticsPage(request, current) }
+        try await asSupervisor(request, .statistics) { current, _ in try await statisticsPage(request, current) }
     }
 
     private func statisticsPage(_ request: Request, _ current: PortalSession) async throws -> Response {
@@ -57,7 +57,7 @@ extension PortalWeb {
     /// `GET /statistics.csv?days=N` and `GET /statistics.json?days=N`: every service's counts of the period, or 503
     /// when one of them cannot be read (a download is whole or nothing).
     func statisticsDownload(_ request: Request, format: StatisticsFormat) async throws -> Response {
-        try await asSupervisor(request, .statistics) { _ in try await statisticsDownload(request, format) }
+        try await asSupervisor(request, .statistics) { _, _ in try await statisticsDownload(request, format) }
     }
 
     private func statisticsDownload(_ request: Request, _ format: StatisticsFormat) async throws -> Response {

@@ -110,7 +110,7 @@ extension PortalWeb {
             teleTANCounters(kind.rawValue, outcome.rawValue).increment()
             try await audit.record(AuditEntry(
                 officer: officer.name, source: officer.source, occurredAt: clock.now().epochSeconds,
-                kind: kind, healthAuthority: healthAuthority?.number, outcome: outcome
+                kind: kind, healthAuthority: healthAuthority?.number, outcome: outcome, authority: officer.authority
             ))
         }
 

@@ -20,21 +20,23 @@ struct UsersCommand: SubcommandGroup {
             abstract: "Add an account. The password is read from standard input (asked twice at a terminal); when none is given, one is generated and shown once."
         )
         @Argument(help: "1 to 64 letters, digits, '.', '_', '@' or '-'.") var name: String
-        @Option(help: "Comma-separated: c19hotline (TEST teleTANs), c19hotline_event (EVENT teleTANs), c19supervisor (administers officers, reads statistics and the audit log).") var roles: String
+        @Option(help: "Comma-separated: c19hotline (TEST teleTANs), c19hotline_event (EVENT teleTANs), c19supervisor (administers its authority's officers, reads its statistics and audit log), or c19sysadmin alone (a system administrator: creates and disables health authorities, reads the national figures).") var roles: String
+        @Option(help: "The health authority the account belongs to (default: default); not for a system administrator.") var authority: String?
         @OptionGroup var settings: SettingsOptions
 
         func output(in context: PortalAdmin.Context) async throws -> String {
-            try await PortalAdmin.addUser(name, roles: roles, in: context)
+            try await PortalAdmin.addUser(name, roles: roles, authority: authority, in: context)
         }
     }
 
     struct List: PortalAdminCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts: name, roles, created, state.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts: name, health authority, roles, created, state.")
+        @Option(help: "Only this health authority's accounts.") var authority: String?
         @OptionGroup var output: ListOutputOptions
         @OptionGroup var settings: SettingsOptions
 
         func output(in context: PortalAdmin.Context) async throws -> String {
-            try await PortalAdmin.listUsers(in: context, output: output)
+            try await PortalAdmin.listUsers(authority: authority, in: context, output: output)
         }
     }
 

@@ -51,3 +51,37 @@ struct OIDCAccessTokenClaims: JWTPayload {
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
+
+/// A token's claims of text, by name: a string claim as one value, a list of strings as its strings. It lets the
+/// portal read the claim an operator names (`OIDC_AUTHORITY_CLAIM`), which no fixed type can know; other claims
+/// (numbers, objects) are left out.
+struct OIDCTextClaims: JWTPayload {
+    var values: [String: [String]]
+
+    private struct Name: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Name.self)
+        var values: [String: [String]] = [:]
+        for key in container.allKeys {
+            if let text = try? container.decode(String.self, forKey: key) {
+                values[key.stringValue] = [text]
+            } else if let texts = try? container.decode([String].self, forKey: key) {
+                values[key.stringValue] = texts
+            }
+        }
+        self.values = values
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Name.self)
+        for (name, texts) in values { try container.encode(texts, forKey: Name(stringValue: name)) }
+    }
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

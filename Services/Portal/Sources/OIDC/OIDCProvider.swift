@@ -98,7 +98,22 @@ public actor OIDCProvider {
             roles = access.realm_access?.roles
         }
         let name = claims.preferred_username.flatMap { $0.isEmpty ? nil : $0 } ?? claims.sub.value
-        return Officer(name: name, roles: Set(roles ?? []), source: .oidc)
+        let granted = Set(roles ?? [])
+        // A system administrator belongs to no authority; everyone else to the one their token names.
+        let authority = granted.contains(OfficerRoles.systemAdministrator) ? nil : try await authority(idToken: idToken, accessToken: tokens.access_token)
+        return Officer(name: name, roles: granted, source: .oidc, authority: authority)
+    }
+
+    /// The health authority the tokens name (the ID token's claim, else the access token's), or `default` when no
+    /// claim is configured; a token that names none, or several, is refused.
+    private func authority(idToken: String, accessToken: String) async throws -> String {
+        guard let claim = settings.authorityClaim else { return AuthorityID.default }
+        var values = try await verified(idToken, as: OIDCTextClaims.self).values[claim.name]
+        if values == nil, let access = try? await verified(accessToken, as: OIDCTextClaims.self) { values = access.values[claim.name] }
+        guard let authority = claim.authority(in: values ?? []) else {
+            throw Failure(description: "the token names no health authority in its claim \(claim.name), or more than one")
+        }
+        return authority
     }
 
     // MARK: Plumbing

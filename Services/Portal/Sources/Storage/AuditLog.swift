@@ -25,6 +25,8 @@ public struct AuditEntry: Sendable, Equatable {
     public let kind: IssuedKind
     public let healthAuthority: String?
     public let outcome: Outcome
+    /// The officer's own health authority (`AuthorityID`), whose audit log shows the row.
+    public let authority: String?
 }
 
 /// Append-only queries on `portal_audit_log`.
@@ -38,9 +40,9 @@ public struct AuditLog: Sendable {
     public func record(_ entry: AuditEntry) async throws {
         try await database.withConnection { connection in
             try await connection.raw("""
-                INSERT INTO portal_audit_log (officer, source, occurred_at, teletan_type, health_authority, outcome)
+                INSERT INTO portal_audit_log (officer, source, occurred_at, teletan_type, health_authority, outcome, authority)
                 VALUES (\(bind: entry.officer), \(bind: entry.source.rawValue), \(bind: entry.occurredAt),
-                        \(bind: entry.kind.rawValue), \(bind: entry.healthAuthority), \(bind: entry.outcome.rawValue))
+                        \(bind: entry.kind.rawValue), \(bind: entry.healthAuthority), \(bind: entry.outcome.rawValue), \(bind: entry.authority))
                 """).run()
         }
     }
@@ -49,7 +51,7 @@ public struct AuditLog: Sendable {
     public func recent(limit: Int) async throws -> [AuditEntry] {
         try await database.withConnection { connection in
             try await connection.raw("""
-                SELECT officer, source, occurred_at, teletan_type, health_authority, outcome
+                SELECT officer, source, occurred_at, teletan_type, health_authority, outcome, authority
                 FROM portal_audit_log ORDER BY id DESC LIMIT \(bind: limit)
                 """).all().compactMap { row in
                 guard let source = Officer.Source(rawValue: try row.decode(column: "source", as: String.self)),
@@ -62,7 +64,8 @@ public struct AuditLog: Sendable {
                     occurredAt: try row.decode(column: "occurred_at", as: Int64.self),
                     kind: kind,
                     healthAuthority: try row.decode(column: "health_authority", as: String?.self),
-                    outcome: outcome
+                    outcome: outcome,
+                    authority: try row.decode(column: "authority", as: String?.self)
                 )
             }
         }

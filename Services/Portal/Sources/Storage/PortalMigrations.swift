@@ -1,4 +1,5 @@
 import ExposureCore
+import PortalDomain
 
 /// The portal's schema, in order. Never edit a released migration: add a new one.
 enum PortalMigrations {
@@ -107,6 +108,24 @@ enum PortalMigrations {
                     PRIMARY KEY (name, code_hash)
                 )
                 """,
+            ]
+        },
+        Migration(version: 4, name: "health authorities: every account, session and audit row belongs to one; an installation that had none migrates into 'default'") { _ in
+            [
+                // NULL only for a system administrator, who belongs to no authority.
+                "ALTER TABLE portal_users ADD COLUMN authority TEXT",
+                "UPDATE portal_users SET authority = '\(AuthorityID.default)'",
+                "CREATE INDEX portal_users_authority ON portal_users (authority, name)",
+                "ALTER TABLE portal_sessions ADD COLUMN authority TEXT",
+                "UPDATE portal_sessions SET authority = '\(AuthorityID.default)'",
+                // The authority of the officer who asked (issuance) or of the account acted on (administration); NULL
+                // for a system administrator's own steps on authorities, which only the national view shows.
+                "ALTER TABLE portal_audit_log ADD COLUMN authority TEXT",
+                "UPDATE portal_audit_log SET authority = '\(AuthorityID.default)'",
+                "CREATE INDEX portal_audit_log_authority ON portal_audit_log (authority, occurred_at)",
+                "ALTER TABLE portal_admin_audit_log ADD COLUMN authority TEXT",
+                "UPDATE portal_admin_audit_log SET authority = '\(AuthorityID.default)'",
+                "CREATE INDEX portal_admin_audit_log_authority ON portal_admin_audit_log (authority, occurred_at)",
             ]
         },
     ]

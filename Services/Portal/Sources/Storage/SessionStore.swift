@@ -40,12 +40,12 @@ public struct SessionStore: Sendable {
     public func create(_ session: PortalSession, whileAccountHasPasswordHash passwordHash: String? = nil) async throws -> Bool {
         var query: SQLQueryString = """
             INSERT INTO portal_sessions (id_hash, officer, roles, source, csrf_token, created_at, expires_at,
-                                         access_token, access_token_expires_at, refresh_token, pending_step)
+                                         access_token, access_token_expires_at, refresh_token, pending_step, authority)
             SELECT \(bind: session.idHash), \(bind: session.officer.name), \(bind: RoleList.encode(session.officer.roles)),
                    \(bind: session.officer.source.rawValue), \(bind: session.csrfToken), \(bind: session.createdAt),
                    \(bind: session.expiresAt), \(bind: session.oidcTokens?.accessToken),
                    \(bind: session.oidcTokens?.accessTokenExpiresAt), \(bind: session.oidcTokens?.refreshToken),
-                   \(bind: session.pendingStep?.rawValue)
+                   \(bind: session.pendingStep?.rawValue), \(bind: session.officer.authority)
             """
         if let passwordHash {
             query += """
@@ -63,7 +63,7 @@ public struct SessionStore: Sendable {
         try await database.withConnection { connection in
             guard let row = try await connection.raw("""
                 SELECT id_hash, officer, roles, source, csrf_token, created_at, expires_at,
-                       access_token, access_token_expires_at, refresh_token, pending_step
+                       access_token, access_token_expires_at, refresh_token, pending_step, authority
                 FROM portal_sessions WHERE id_hash = \(bind: idHash) AND expires_at > \(bind: now.epochSeconds)
                 """).first() else { return nil }
             guard let source = Officer.Source(rawValue: try row.decode(column: "source", as: String.self)) else { return nil }
@@ -73,7 +73,8 @@ public struct SessionStore: Sendable {
                 officer: Officer(
                     name: try row.decode(column: "officer", as: String.self),
                     roles: RoleList.decode(try row.decode(column: "roles", as: String.self)),
-                    source: source
+                    source: source,
+                    authority: try row.decode(column: "authority", as: String?.self)
                 ),
                 csrfToken: try row.decode(column: "csrf_token", as: String.self),
                 createdAt: try row.decode(column: "created_at", as: Int64.self),

@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import PortalDomain
 import SQLKit
 
 /// A local officer account.
@@ -9,6 +10,8 @@ public struct UserRecord: Sendable, Equatable {
     public let roles: Set<String>
     public let disabledAt: Int64?
     public let createdAt: Int64
+    /// The health authority the account belongs to; nil for a system administrator.
+    public var authority: String? = AuthorityID.default
     /// The password is a temporary one a supervisor set: the officer must choose their own at sign-in.
     public var mustChangePassword: Bool = false
 
@@ -25,14 +28,15 @@ public struct UserStore: Sendable {
 
     /// Adds an account; false when the name is taken.
     /// `temporary`: the officer must change the password at their first sign-in.
+    /// `authority`: the health authority the account belongs to (nil only for a system administrator).
     public func add(
-        name: String, passwordHash: String, roles: Set<String>, temporary: Bool = false, now: Date, audit: OfficerAuditEntry? = nil
+        name: String, passwordHash: String, roles: Set<String>, authority: String?, temporary: Bool = false, now: Date, audit: OfficerAuditEntry? = nil
     ) async throws -> Bool {
         try await changing(audit: audit) { connection in
             try await connection.raw("""
-                INSERT INTO portal_users (name, password_hash, roles, disabled_at, created_at, updated_at, must_change_password)
+                INSERT INTO portal_users (name, password_hash, roles, disabled_at, created_at, updated_at, must_change_password, authority)
                 VALUES (\(bind: name), \(bind: passwordHash), \(bind: RoleList.encode(roles)), NULL, \(bind: now.epochSeconds), \(bind: now.epochSeconds),
-                        \(bind: temporary ? 1 : 0))
+                        \(bind: temporary ? 1 : 0), \(bind: authority))
                 ON CONFLICT (name) DO NOTHING RETURNING name
                 """).first() != nil
         }
@@ -41,41 +45,51 @@ public struct UserStore: Sendable {
     public func find(name: String) async throws -> UserRecord? {
         try await database.withConnection { connection in
             try await connection.raw("""
-                SELECT name, password_hash, roles, disabled_at, created_at, must_change_password FROM portal_users WHERE name = \(bind: name)
+                SELECT \(unsafeRaw: Self.columns) FROM portal_users WHERE name = \(bind: name)
                 """).first().map(Self.record)
         }
     }
 
-    public func list() async throws -> [UserRecord] {
+    /// The accounts `scope` may see, by name.
+    public func list(in scope: AuthorityScope) async throws -> [UserRecord] {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT name, password_hash, roles, disabled_at, created_at, must_change_password FROM portal_users ORDER BY name")
-                .all().map(Self.record)
+            try await connection.raw("""
+                SELECT \(unsafeRaw: Self.columns) FROM portal_users WHERE 1 = 1\(Self.within(scope)) ORDER BY name
+                """).all().map(Self.record)
         }
     }
 
-    /// Disables (or re-enables) an account; false when there is no such account.
-    public func setDisabled(name: String, _ disabled: Bool, now: Date, audit: OfficerAuditEntry? = nil) async throws -> Bool {
+    /// Disables (or re-enables) an account of `scope`; false when `scope` has no such account.
+    public func setDisabled(name: String, _ disabled: Bool, in scope: AuthorityScope, now: Date, audit: OfficerAuditEntry? = nil) async throws -> Bool {
         try await changing(audit: audit) { connection in
             let disabledAt: Int64? = disabled ? now.epochSeconds : nil
             return try await connection.raw("""
                 UPDATE portal_users SET disabled_at = \(bind: disabledAt), updated_at = \(bind: now.epochSeconds)
-                WHERE name = \(bind: name) RETURNING name
+                WHERE name = \(bind: name)\(Self.within(scope)) RETURNING name
                 """).first() != nil
         }
     }
 
-    /// Replaces the password hash; false when there is no such account. `temporary`: the officer must change it at
-    /// their next sign-in.
+    /// Replaces the password hash of an account of `scope`; false when `scope` has no such account. `temporary`: the
+    /// officer must change it at their next sign-in.
     public func setPassword(
-        name: String, passwordHash: String, temporary: Bool = false, now: Date, audit: OfficerAuditEntry? = nil
+        name: String, passwordHash: String, in scope: AuthorityScope, temporary: Bool = false, now: Date, audit: OfficerAuditEntry? = nil
     ) async throws -> Bool {
         try await changing(audit: audit) { connection in
             try await connection.raw("""
                 UPDATE portal_users SET password_hash = \(bind: passwordHash), must_change_password = \(bind: temporary ? 1 : 0),
                     updated_at = \(bind: now.epochSeconds)
-                WHERE name = \(bind: name) RETURNING name
+                WHERE name = \(bind: name)\(Self.within(scope)) RETURNING name
                 """).first() != nil
         }
+    }
+
+    static let columns = "name, password_hash, roles, disabled_at, created_at, must_change_password, authority"
+
+    /// The condition that keeps a query to `scope`'s accounts (nothing for the national view).
+    static func within(_ scope: AuthorityScope) -> SQLQueryString {
+        guard let authority = scope.authorityID else { return "" }
+        return " AND authority = \(bind: authority)"
     }
 
     /// Runs `change` (true: it changed an account) and, with `audit`, writes the audit row in the same transaction:
@@ -97,6 +111,7 @@ public struct UserStore: Sendable {
             roles: RoleList.decode(try row.decode(column: "roles", as: String.self)),
             disabledAt: try row.decode(column: "disabled_at", as: Int64?.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
+            authority: try row.decode(column: "authority", as: String?.self),
             mustChangePassword: try row.decode(column: "must_change_password", as: Int64.self) != 0
         )
     }
