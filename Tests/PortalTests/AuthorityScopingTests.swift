@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 @testable import PortalDomain
 import SQLKit
+import ExposureStatistics
 import Testing
 @testable import Portal
 
@@ -158,6 +159,41 @@ import Testing
             #expect(try await OfficerAuditLog(database: database).page(
                 try AuditFilter.parse(actor: nil, action: nil, from: nil, to: nil, page: nil), in: .authority("north")
             ).isEmpty)
+        }
+    }
+}
+
+extension AuthorityScopingTests {
+    /// A supervisor's statistics are their own authority's officers' figures, from the portal's audit log, with none
+    /// of another authority's and none of the services' national counts; the system administrator's are national.
+    @Test(arguments: TestDatabase.all)
+    func aSupervisorsStatisticsAreTheirAuthoritysOwn(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind) { h in
+            let yesterday = h.clock.now().epochSeconds - 86400
+            let log = AuditLog(database: h.database)
+            for (officer, authority, outcome) in [
+                ("n1", "north", AuditEntry.Outcome.issued), ("n2", "north", .issued), ("n3", "north", .officerLimited),
+                ("s1", AuthorityID.default, .issued), ("s2", AuthorityID.default, .issued), ("s3", AuthorityID.default, .issued),
+            ] {
+                try await log.record(AuditEntry(
+                    officer: officer, source: .local, occurredAt: yesterday, kind: .teleTAN(.test), healthAuthority: nil, outcome: outcome, authority: authority
+                ))
+            }
+            let sofia = try await h.supervisor("sofia", authority: "north")
+            let page = try await sofia.get("/statistics")
+            #expect(page.status == 200)
+            #expect(page.text.contains(#"id="figure-authority-officer-issuance""#))
+            #expect(page.text.contains(#"id="figure-authority-officer-issuance-refused""#))
+            #expect(!page.text.contains(#"id="source-verification""#))
+            let csv = try await sofia.get("/statistics.csv?days=7")
+            #expect(csv.status == 200)
+            let day = StatisticsDay(of: Date(timeIntervalSince1970: TimeInterval(yesterday))).description
+            #expect(csv.text.contains("authority,\(day),officer_issuance,TEST,2"), "\(csv.text)")
+            #expect(csv.text.contains("authority,\(day),officer_issuance_refused,officer_limited,1"), "\(csv.text)")
+            #expect(!csv.text.contains(",3"), "\(csv.text)")
+            // The system administrator reads the services' national figures.
+            let national = try await h.systemAdministrator().get("/statistics")
+            #expect(national.status == 200 && !national.text.contains(#"id="source-authority""#))
         }
     }
 }

@@ -27,7 +27,7 @@ extension PortalHarness {
     }
 
     /// A signed-in system administrator (two-factor sign-in set up), of no authority.
-    func systemAdministrator(_ name: String = "sam") async throws -> PortalBrowser {
-        try await TwoFactorHelp.enrolledSupervisor(self, name, roles: OfficerRoles.systemAdministrator).browser
+    func systemAdministrator(_ name: String = "sam", language: String? = nil) async throws -> PortalBrowser {
+        try await TwoFactorHelp.enrolledSupervisor(self, name, language: language, roles: OfficerRoles.systemAdministrator).browser
     }
 }

@@ -21,7 +21,7 @@ import FoundationXML
             // The page shows finished days: the next day, after verification's flush.
             try await Task.sleep(for: .milliseconds(1500))
             h.clock.advance(by: 86400)
-            let supervisor = try await h.supervisor("sam")
+            let supervisor = try await h.systemAdministrator("sam")
             var page = try await supervisor.get("/statistics")
             // Until verification's flush stored the count (the limit only ends a hang).
             try await pollUntil(interval: .milliseconds(200)) {
@@ -57,7 +57,7 @@ import FoundationXML
             #expect(object["to"] as? String == day.description)
 
             // In German, and with another period.
-            let german = try await h.supervisor("sara", language: "de")
+            let german = try await h.systemAdministrator("sara", language: "de")
             let seite = try await german.get("/statistics?days=90")
             #expect(seite.status == 200)
             #expect(seite.text.contains("Ausgegebene teleTANs"))
@@ -72,7 +72,7 @@ import FoundationXML
     @Test(arguments: TestDatabase.all)
     func todaysOfficerFiguresAreShownSoFarAndAppFiguresWait(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, verification: ["STATISTICS_FLUSH_INTERVAL": "1s"]) { h in
-            let supervisor = try await h.supervisor("sam")
+            let supervisor = try await h.systemAdministrator("sam")
             let before = try await supervisor.get("/statistics")
             #expect(before.text.contains(#"id="nothing-yet-today""#))
             #expect(before.text.contains("appears once the day has ended"))
@@ -91,7 +91,7 @@ import FoundationXML
             #expect(!page.text.contains(#"id="nothing-yet-today""#))
             // Nothing of today in the charts of finished days.
             #expect(!page.text.contains(#"id="figure-verification-teletans-issued""#))
-            let seite = try await h.supervisor("sara", language: "de").get("/statistics")
+            let seite = try await h.systemAdministrator("sara", language: "de").get("/statistics")
             #expect(seite.text.contains("Bisher heute (UTC)") && seite.text.contains("Ausgegebene teleTANs (Verifikation)"))
         }
     }
@@ -127,7 +127,7 @@ import FoundationXML
     @Test(arguments: TestDatabase.all)
     func aServiceThatCannotBeReadIsSaidOnThePageAndFailsTheDownloads(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, portal: ["VERIFICATION_STATISTICS_URL": "http://127.0.0.1:1", "VERIFICATION_ATTEMPTS": "1"]) { h in
-            let supervisor = try await h.supervisor("sam")
+            let supervisor = try await h.systemAdministrator("sam")
             let page = try await supervisor.get("/statistics")
             #expect(page.status == 200)
             #expect(page.text.contains(#"id="unavailable-verification""#))

@@ -24,6 +24,8 @@ extension StatisticsTexts {
         nothingYetToday: "Nothing counted yet today.",
         figureHeading: "Figure",
         figures: [
+            "officer_issuance": "teleTANs and codes issued by your authority's officers",
+            "officer_issuance_refused": "Requests of your authority's officers refused",
             "teletans_issued": "teleTANs issued",
             "teletans_issued_by_officer": "teleTANs issued by officer",
             "codes_issued_by_issuer": "Codes issued by health-authority systems",
@@ -34,6 +36,6 @@ extension StatisticsTexts {
             "keys_submitted": "Keys submitted",
             "keys_published": "Keys published",
         ],
-        services: ["verification": "verification", "testresult": "test results", "submission": "submission"]
+        services: ["authority": "your health authority", "verification": "verification", "testresult": "test results", "submission": "submission"]
     )
 }

@@ -24,6 +24,8 @@ extension StatisticsTexts {
         nothingYetToday: "Heute wurde noch nichts gezählt.",
         figureHeading: "Kennzahl",
         figures: [
+            "officer_issuance": "Von den Mitarbeitenden Ihrer Behörde ausgegebene teleTANs und Codes",
+            "officer_issuance_refused": "Abgelehnte Anfragen der Mitarbeitenden Ihrer Behörde",
             "teletans_issued": "Ausgegebene teleTANs",
             "teletans_issued_by_officer": "Ausgegebene teleTANs je Mitarbeiter:in",
             "codes_issued_by_issuer": "Von Systemen der Gesundheitsbehörden ausgegebene Codes",
@@ -34,6 +36,6 @@ extension StatisticsTexts {
             "keys_submitted": "Übermittelte Schlüssel",
             "keys_published": "Veröffentlichte Schlüssel",
         ],
-        services: ["verification": "Verifikation", "testresult": "Testergebnisse", "submission": "Übermittlung"]
+        services: ["authority": "Ihre Gesundheitsbehörde", "verification": "Verifikation", "testresult": "Testergebnisse", "submission": "Übermittlung"]
     )
 }

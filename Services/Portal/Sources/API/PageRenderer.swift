@@ -50,7 +50,9 @@ struct PageRenderer: Sendable {
             context["csrf"] = session.csrfToken
             // The navigation, for a session that has finished its steps.
             if session.pendingStep == nil {
-                if session.officer.isSupervisor {
+                if session.officer.isSystemAdministrator {
+                    context["systemAdministrator"] = true
+                } else if session.officer.isSupervisor {
                     context["supervisor"] = true
                     context["navStatistics"] = language.statisticsTexts.navigation
                 }

@@ -6,8 +6,10 @@ import Hummingbird
 import NIOCore
 import PortalDomain
 
-/// The supervisors' statistics page: each service's daily counts as server-drawn SVG charts, and the same counts to
-/// download as CSV or JSON (docs/statistics.md). Officers without the supervisor role get 403.
+/// The statistics page: daily counts as server-drawn SVG charts, and the same counts to download as CSV or JSON
+/// (docs/statistics.md). A system administrator sees every service's national counts; a supervisor their own
+/// authority's, from the portal's audit log (what its officers were issued and refused), and nothing of another's.
+/// Officers without either role get 403.
 extension PortalWeb {
     enum StatisticsFormat {
         case csv
@@ -24,10 +26,20 @@ extension PortalWeb {
 
     /// `GET /statistics?days=N`.
     func statisticsPage(_ request: Request) async throws -> Response {
-        try await asSupervisor(request, .statistics) { current, _ in try await statisticsPage(request, current) }
+        try await asSupervisor(request, .statistics) { current, scope in try await statisticsPage(request, current, scope) }
     }
 
-    private func statisticsPage(_ request: Request, _ current: PortalSession) async throws -> Response {
+    /// The counts `scope` may read, one answer per source: every service's for the national view, the authority's own
+    /// officers' for a supervisor.
+    private func statisticsCounts(_ scope: AuthorityScope, from: StatisticsDay, through: StatisticsDay) async throws -> [StatisticsSources.Answer] {
+        guard let authority = scope.authorityID else { return await statistics.counts(from: from, through: through) }
+        return [StatisticsSources.Answer(service: Self.authoritySource, counts: try await audit.dailyCounts(authority: authority, from: from, through: through))]
+    }
+
+    /// The source name of an authority's own figures.
+    static let authoritySource = "authority"
+
+    private func statisticsPage(_ request: Request, _ current: PortalSession, _ scope: AuthorityScope) async throws -> Response {
         let days = try statisticsPeriod(request)
         let language = language(request)
         let texts = language.statisticsTexts
@@ -41,10 +53,10 @@ extension PortalWeb {
                 ["days": period, "label": texts.lastDays.replacingOccurrences(of: "{days}", with: String(period)), "selected": period == days]
             },
         ]
-        if statistics.isConfigured {
-            // One read per service: the finished days of the charts and today's counts so far.
+        if statistics.isConfigured || scope != .national {
+            // One read per source: the finished days of the charts and today's counts so far.
             let today = to.adding(days: 1)
-            let answers = await statistics.counts(from: from, through: today)
+            let answers = try await statisticsCounts(scope, from: from, through: today)
             values["sources"] = answers.map { statisticsSource($0.keeping { $0.day <= to }, from: from, to: to, texts: texts) }
             let rows = statisticsSoFarToday(answers.map { $0.keeping { $0.day == today } }, texts: texts)
             values["today"] = ["rows": rows, "hasRows": !rows.isEmpty]
@@ -57,15 +69,15 @@ extension PortalWeb {
     /// `GET /statistics.csv?days=N` and `GET /statistics.json?days=N`: every service's counts of the period, or 503
     /// when one of them cannot be read (a download is whole or nothing).
     func statisticsDownload(_ request: Request, format: StatisticsFormat) async throws -> Response {
-        try await asSupervisor(request, .statistics) { _, _ in try await statisticsDownload(request, format) }
+        try await asSupervisor(request, .statistics) { _, scope in try await statisticsDownload(request, format, scope) }
     }
 
-    private func statisticsDownload(_ request: Request, _ format: StatisticsFormat) async throws -> Response {
+    private func statisticsDownload(_ request: Request, _ format: StatisticsFormat, _ scope: AuthorityScope) async throws -> Response {
         let days = try statisticsPeriod(request)
         let (from, to) = statisticsRange(days: days)
-        guard statistics.isConfigured else { throw PortalError.unavailable }
+        guard statistics.isConfigured || scope != .national else { throw PortalError.unavailable }
         var services: [(service: String, counts: [DailyCount])] = []
-        for answer in await statistics.counts(from: from, through: to) {
+        for answer in try await statisticsCounts(scope, from: from, through: to) {
             guard let counts = answer.counts else { throw PortalError.unavailable }
             services.append((answer.service, counts))
         }

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import PortalDomain
 import SQLKit
@@ -46,6 +47,32 @@ public struct AuditLog: Sendable {
                 """).run()
         }
     }
+
+    /// The daily figures of `authority`'s officers from `from` through `through` (UTC days): `officer_issuance` by
+    /// kind (`TEST`, `EVENT`, `COVIDSHIELD`, `PROTEGO`) for what was issued, `officer_issuance_refused` by outcome for
+    /// what was not. A supervisor's statistics: their authority's own, which no other authority's rows reach.
+    public func dailyCounts(authority: String, from: StatisticsDay, through: StatisticsDay) async throws -> [DailyCount] {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                SELECT occurred_at / 86400 AS day, teletan_type, outcome, COUNT(*) AS n FROM portal_audit_log
+                WHERE authority = \(bind: authority) AND occurred_at >= \(bind: from.number * 86400)
+                  AND occurred_at < \(bind: (through.number + 1) * 86400)
+                GROUP BY occurred_at / 86400, teletan_type, outcome
+                """).all().map { row in
+                let outcome = try row.decode(column: "outcome", as: String.self)
+                let issued = outcome == AuditEntry.Outcome.issued.rawValue
+                return DailyCount(
+                    day: StatisticsDay(number: try row.decode(column: "day", as: Int64.self)),
+                    figure: issued ? Self.issuedFigure : Self.refusedFigure,
+                    breakdown: issued ? try row.decode(column: "teletan_type", as: String.self) : outcome,
+                    count: try row.decode(column: "n", as: Int64.self)
+                )
+            }
+        }
+    }
+
+    public static let issuedFigure = "officer_issuance"
+    public static let refusedFigure = "officer_issuance_refused"
 
     /// The latest entries, newest first.
     public func recent(limit: Int) async throws -> [AuditEntry] {
