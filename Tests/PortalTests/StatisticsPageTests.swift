@@ -9,11 +9,11 @@ import PortalDomain
 import FoundationXML
 #endif
 
-/// The supervisors' statistics page: charts drawn on the server from verification's statistics API, and the same
+/// The statistics page (the national view of system administrators): charts drawn on the server from verification's statistics API, and the same
 /// counts as CSV and JSON downloads (docs/statistics.md).
 @Suite struct StatisticsPageTests {
     @Test(arguments: TestDatabase.all)
-    func aSupervisorSeesChartsAndDownloadsTheCounts(kind: TestDatabase) async throws {
+    func aSystemAdministratorSeesChartsAndDownloadsTheCounts(kind: TestDatabase) async throws {
         try await PortalHarness.run(on: kind, verification: ["STATISTICS_FLUSH_INTERVAL": "1s"]) { h in
             let issuing = try await h.signedIn("hanna")
             try #require(try await issuing.issue("TEST").status == 200)
