@@ -47,15 +47,17 @@ import Testing
             for (index, officer) in ["anna", "bert", "cara"].enumerated() {
                 try await log.record(AuditEntry(
                     officer: officer, source: .local, occurredAt: 1_750_000_000 + Int64(index) * 60, kind: .event,
-                    healthAuthority: "1.08.2.12.", outcome: index == 1 ? .officerLimited : .issued, authority: "default"
+                    healthAuthority: "1.08.2.12.", outcome: index == 1 ? .officerLimited : .issued, authority: index == 0 ? "north" : "default"
                 ))
             }
             let latest = try await h.audit(["--limit", "2"]).split(separator: "\n")
             #expect(latest == [
-                "TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME",
-                "2025-06-15T15:08:40Z\tlocal:cara\tEVENT\t1.08.2.12.\tissued",
-                "2025-06-15T15:07:40Z\tlocal:bert\tEVENT\t1.08.2.12.\tofficer_limited",
+                "TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME\tAUTHORITY",
+                "2025-06-15T15:08:40Z\tlocal:cara\tEVENT\t1.08.2.12.\tissued\tdefault",
+                "2025-06-15T15:07:40Z\tlocal:bert\tEVENT\t1.08.2.12.\tofficer_limited\tdefault",
             ])
+            // One authority's requests only.
+            #expect(try await h.audit(["--authority", "north"]).split(separator: "\n").dropFirst() == ["2025-06-15T15:06:40Z\tlocal:anna\tEVENT\t1.08.2.12.\tissued\tnorth"])
             #expect(try await h.audit(["--limit=5"]).split(separator: "\n").count == 4)
             #expect(try await h.audit([]).split(separator: "\n").count == 4)
             for limit in ["0", "100001", "ten", ""] {
@@ -186,10 +188,11 @@ import Testing
             let auditLines = try await h.audit(["--limit", "5"]).split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
             try #require(entries.count == 2 && auditLines.count == 2)
             for (entry, line) in zip(entries, auditLines) {
-                #expect(Set(entry.keys) == ["time", "source", "officer", "type", "healthAuthority", "outcome"])
+                #expect(Set(entry.keys) == ["time", "source", "officer", "type", "healthAuthority", "outcome", "authority"])
                 #expect(line == [
                     entry["time"] as? String ?? "?", "\(entry["source"] as? String ?? "?"):\(entry["officer"] as? String ?? "?")",
                     entry["type"] as? String ?? "?", entry["healthAuthority"] as? String ?? "-", entry["outcome"] as? String ?? "?",
+                    entry["authority"] as? String ?? "-",
                 ])
             }
             #expect(entries.map { $0["officer"] as? String } == ["x@idp", "anna"])

@@ -197,3 +197,17 @@ extension AuthorityScopingTests {
         }
     }
 }
+
+extension AuthorityScopingTests {
+    /// Without a list of numbered offices (`HEALTH_AUTHORITIES`), an EVENT teleTAN names the officer's own authority.
+    @Test(arguments: TestDatabase.all)
+    func anEventTeleTANNamesTheOfficersAuthority(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["HEALTH_AUTHORITIES": ""]) { h in
+            let eva = try await h.signedIn("eva", roles: "c19hotline_event")
+            #expect(try await !eva.get("/").text.contains(#"name="healthAuthority""#))
+            let page = try await eva.issue("EVENT")
+            #expect(page.status == 200)
+            #expect(try await h.auditRows() == [["officer": "eva", "teletan_type": "EVENT", "health_authority": AuthorityID.default, "outcome": "issued"]])
+        }
+    }
+}

@@ -141,13 +141,16 @@ public enum PortalAdmin {
         return "Reset the two-factor sign-in of \(name); ended \(ended) session(s); it is set up again at the next sign-in."
     }
 
-    /// The latest audit entries, newest first.
-    static func audit(limit: Int, in context: Context, output: ListOutputOptions) async throws -> String {
-        let entries = try await AuditLog(database: context.database).recent(limit: limit)
+    /// The latest audit entries of `scope`, newest first.
+    static func audit(limit: Int, in scope: AuthorityScope, context: Context, output: ListOutputOptions) async throws -> String {
+        let entries = try await AuditLog(database: context.database).recent(limit: limit, in: scope)
         return try output.render(AuditList(entries: entries.map(AuditList.Entry.init))) {
             guard !entries.isEmpty else { return "No teleTAN requests yet." }
-            let lines = entries.map { "\(Date.iso8601($0.occurredAt))\t\($0.source.rawValue):\($0.officer)\t\($0.kind.rawValue)\t\($0.healthAuthority ?? "-")\t\($0.outcome.rawValue)" }
-            return (["TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME"] + lines).joined(separator: "\n")
+            // The officer's authority comes last, so that a script reading the older columns by position reads them still.
+            let lines = entries.map {
+                "\(Date.iso8601($0.occurredAt))\t\($0.source.rawValue):\($0.officer)\t\($0.kind.rawValue)\t\($0.healthAuthority ?? "-")\t\($0.outcome.rawValue)\t\($0.authority ?? "-")"
+            }
+            return (["TIME\tOFFICER\tTYPE\tHEALTH AUTHORITY\tOUTCOME\tAUTHORITY"] + lines).joined(separator: "\n")
         }
     }
 

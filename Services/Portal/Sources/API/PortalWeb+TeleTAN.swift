@@ -53,10 +53,7 @@ extension PortalWeb {
         guard current.officer.may(issue: kind) else { throw PortalError.forbidden }
         var healthAuthority: HealthAuthority?
         if kind == .event {
-            guard let chosen = configuration.healthAuthorities.first(where: { $0.number == fields["healthAuthority"] }) else {
-                throw PortalError.badRequest
-            }
-            healthAuthority = chosen
+            healthAuthority = try eventAuthority(fields["healthAuthority"], officer: current.officer)
         }
         switch try await issueOnce(.teleTAN(kind), healthAuthority: healthAuthority, session: current, { await teleTANs.issue(kind, bearer: $0) }) {
         case .signInAgain(let page):
@@ -64,6 +61,17 @@ extension PortalWeb {
         case .issued(let teleTAN):
             return teleTANPage(teleTAN, kind: kind, healthAuthority: healthAuthority, session: current, language: language(request))
         }
+    }
+
+    /// The health authority an EVENT teleTAN names: the one the officer chose of `HEALTH_AUTHORITIES` (an authority
+    /// that answers for several numbered offices), else the officer's own authority.
+    private func eventAuthority(_ chosen: String?, officer: Officer) throws(PortalError) -> HealthAuthority {
+        guard !configuration.healthAuthorities.isEmpty else {
+            guard let own = officer.authority else { throw PortalError.forbidden }
+            return HealthAuthority(number: own)
+        }
+        guard let listed = configuration.healthAuthorities.first(where: { $0.number == chosen }) else { throw PortalError.badRequest }
+        return listed
     }
 
     /// Issues a one-time code of another app family (`POST /code`, for the kinds the operator enables) and shows it

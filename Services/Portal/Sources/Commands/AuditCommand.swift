@@ -1,11 +1,14 @@
 import ArgumentParser
 import ExposureCore
+import PortalDomain
 
-/// `portal-service audit [--limit n] [--json]`: the latest teleTAN and one-time code requests, newest first.
+/// `portal-service audit [--authority id] [--limit n] [--json]`: the latest teleTAN and one-time code requests, newest
+/// first, of every health authority or of one.
 struct AuditCommand: PortalAdminCommand {
     static let configuration = CommandConfiguration(commandName: "audit", abstract: "List the latest teleTAN requests, newest first.")
 
     @Option(help: "How many, from 1 to 100000.") var limit = 100
+    @Option(help: "Only the requests of this health authority's officers.") var authority: String?
     @OptionGroup var output: ListOutputOptions
     @OptionGroup var settings: SettingsOptions
 
@@ -18,6 +21,6 @@ struct AuditCommand: PortalAdminCommand {
     }
 
     func output(in context: PortalAdmin.Context) async throws -> String {
-        try await PortalAdmin.audit(limit: limit, in: context, output: output)
+        try await PortalAdmin.audit(limit: limit, in: authority.map(AuthorityScope.authority) ?? .national, context: context, output: output)
     }
 }

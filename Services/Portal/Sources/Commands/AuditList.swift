@@ -1,7 +1,7 @@
 import ExposureCore
 import Foundation
 
-/// `audit --json`: `{"entries": [{"time", "source", "officer", "type", "healthAuthority", "outcome"}]}`, newest
+/// `audit --json`: `{"entries": [{"time", "source", "officer", "type", "healthAuthority", "outcome", "authority"}]}`, newest
 /// first, the rows of the table (whose OFFICER column is `source:officer`).
 struct AuditList: Encodable {
     struct Entry: Encodable {
@@ -15,6 +15,8 @@ struct AuditList: Encodable {
         let healthAuthority: JSONNullable<String>
         /// `issued`, `officer_limited`, `global_limited`, `refused` or `failed`.
         let outcome: String
+        /// The officer's health authority.
+        let authority: JSONNullable<String>
 
         init(_ entry: AuditEntry) {
             time = Date.iso8601(entry.occurredAt)
@@ -23,6 +25,7 @@ struct AuditList: Encodable {
             type = entry.kind.rawValue
             healthAuthority = JSONNullable(entry.healthAuthority)
             outcome = entry.outcome.rawValue
+            authority = JSONNullable(entry.authority)
         }
     }
 

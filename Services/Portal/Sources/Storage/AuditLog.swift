@@ -74,13 +74,13 @@ public struct AuditLog: Sendable {
     public static let issuedFigure = "officer_issuance"
     public static let refusedFigure = "officer_issuance_refused"
 
-    /// The latest entries, newest first.
-    public func recent(limit: Int) async throws -> [AuditEntry] {
-        try await database.withConnection { connection in
-            try await connection.raw("""
-                SELECT officer, source, occurred_at, teletan_type, health_authority, outcome, authority
-                FROM portal_audit_log ORDER BY id DESC LIMIT \(bind: limit)
-                """).all().compactMap { row in
+    /// The latest entries of `scope`, newest first.
+    public func recent(limit: Int, in scope: AuthorityScope) async throws -> [AuditEntry] {
+        var query: SQLQueryString = "SELECT officer, source, occurred_at, teletan_type, health_authority, outcome, authority FROM portal_audit_log"
+        if let authority = scope.authorityID { query += " WHERE authority = \(bind: authority)" }
+        query += " ORDER BY id DESC LIMIT \(bind: limit)"
+        return try await database.withConnection { [query] connection in
+            try await connection.raw(query).all().compactMap { row in
                 guard let source = Officer.Source(rawValue: try row.decode(column: "source", as: String.self)),
                       let kind = IssuedKind(rawValue: try row.decode(column: "teletan_type", as: String.self)),
                       let outcome = AuditEntry.Outcome(rawValue: try row.decode(column: "outcome", as: String.self))
