@@ -53,6 +53,7 @@ PORTAL_ROUTES = {
     "GET /statistics": [200, 303, 400, 403],
     "GET /statistics.csv": [200, 303, 403, 503],
     "GET /statistics.json": [200, 303, 403, 503],
+    "GET /language": [303, 400],
 }
 
 # Documented statuses no test can produce, each with the reason. Keep this short: a status that some input or some

@@ -150,7 +150,9 @@ import Testing
         #expect(Language.preferred(acceptLanguage: "de") == .de)
         #expect(Language.preferred(acceptLanguage: "de-AT,en;q=0.5") == .de)
         #expect(Language.preferred(acceptLanguage: "en-GB,de;q=0.9") == .en)
-        #expect(Language.preferred(acceptLanguage: "fr, de;q=0.3, en;q=0.2") == .de)
+        #expect(Language.preferred(acceptLanguage: "es, de;q=0.3, en;q=0.2") == .de)
+        #expect(Language.preferred(acceptLanguage: "fr-CA, en;q=0.5") == .fr)
+        #expect(Language.preferred(acceptLanguage: "pl-PL,pl;q=0.9,en;q=0.8") == .pl)
         #expect(Language.preferred(acceptLanguage: "de;q=0, en") == .en)
     }
 

@@ -312,7 +312,7 @@ import Testing
             let page = try await browser.issue("EVENT", healthAuthority: "1.08.2.12.")
             #expect(page.text.contains("Gültig für 2 Tage. Der Code wird nach 10 Minuten ausgeblendet."))
             #expect(page.text.contains("Kopieren"))
-            let english = try await h.browser(language: "fr-FR, en;q=0.5, de;q=0.4").get("/login")
+            let english = try await h.browser(language: "es-ES, en;q=0.5, de;q=0.4").get("/login")
             #expect(english.text.contains(#"<html lang="en">"#))
         }
     }

@@ -4,6 +4,8 @@ extension Language {
         switch self {
         case .en: .english
         case .de: .german
+        case .fr: .french
+        case .pl: .polish
         }
     }
 }

@@ -1,12 +1,27 @@
-/// The languages the portal speaks, chosen per request from `Accept-Language`.
+/// The languages the portal speaks: the one the officer chose with the switcher (a cookie), else the one the browser
+/// prefers (`Accept-Language`).
 public enum Language: String, Sendable, CaseIterable {
     case en
     case de
+    case fr
+    case pl
+
+    /// The language's name in itself, as the switcher offers it.
+    public var name: String {
+        switch self {
+        case .en: "English"
+        case .de: "Deutsch"
+        case .fr: "Français"
+        case .pl: "Polski"
+        }
+    }
 
     public var texts: PortalTexts {
         switch self {
         case .en: .english
         case .de: .german
+        case .fr: .french
+        case .pl: .polish
         }
     }
 

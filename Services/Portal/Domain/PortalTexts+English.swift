@@ -5,6 +5,7 @@ extension PortalTexts {
         signOut: "Sign out",
         backToStart: "Back to the start page",
         skipToContent: "Skip to content",
+        languageLabel: "Language",
         loginTitle: "Sign in",
         userName: "User name",
         password: "Password",

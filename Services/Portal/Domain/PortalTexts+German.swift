@@ -5,6 +5,7 @@ extension PortalTexts {
         signOut: "Abmelden",
         backToStart: "Zurück zur Startseite",
         skipToContent: "Zum Inhalt springen",
+        languageLabel: "Sprache",
         loginTitle: "Anmelden",
         userName: "Benutzername",
         password: "Passwort",

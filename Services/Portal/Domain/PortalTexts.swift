@@ -9,6 +9,8 @@ public struct PortalTexts: Sendable {
     public let signOut: String
     public let backToStart: String
     public let skipToContent: String
+    /// The name of the language switcher's navigation, for screen readers.
+    public let languageLabel: String
 
     // Login
     public let loginTitle: String

@@ -80,6 +80,7 @@ public enum PortalService {
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme?.lowercased() == "https"))
         router.add(middleware: HTMLErrorMiddleware(pages: pages))
         router.add(middleware: HostAllowListMiddleware(allowedHosts: configuration.allowedHosts, trustedProxy: configuration.trustedProxy))
+        router.add(middleware: PageLocationMiddleware())
         web.register(on: router)
 
         let cleanup = PeriodicJob(name: "portal.cleanup", interval: configuration.cleanupInterval, logger: logger) {

@@ -1,3 +1,4 @@
+import ExposureCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -43,6 +44,16 @@ struct PageRenderer: Sendable {
         context["t"] = language.texts
         context["a"] = language.accountTexts
         context["lang"] = language.rawValue
+        // The language switcher: each language by its own name, leading back to this page.
+        let back = PageLocation.path ?? "/"
+        context["languages"] = Language.allCases.map { other -> [String: Any] in
+            var link: [String: Any] = [
+                "code": other.rawValue, "name": other.name,
+                "href": "/language?" + FormEncoding.encode([("set", other.rawValue), ("back", back)]),
+            ]
+            if other == language { link["current"] = true }
+            return link
+        }
         context["title"] = title
         if maintenance { context["maintenance"] = true }
         if let session {
@@ -54,8 +65,8 @@ struct PageRenderer: Sendable {
                     context["systemAdministrator"] = true
                 } else if session.officer.isSupervisor {
                     context["supervisor"] = true
-                    context["navStatistics"] = language.statisticsTexts.navigation
                 }
+                context["navStatistics"] = language.statisticsTexts.navigation
                 if session.officer.source == .local { context["localAccount"] = true }
             }
         }

@@ -25,8 +25,10 @@ extension PortalWeb {
 
     static let maxFormBytes = 16 * 1024
 
+    /// The language the officer chose with the switcher, else the one their browser prefers.
     func language(_ request: Request) -> Language {
-        Language.preferred(acceptLanguage: request.headers[.acceptLanguage])
+        request.cookies[cookies.languageName].flatMap { Language(rawValue: $0.value) }
+            ?? Language.preferred(acceptLanguage: request.headers[.acceptLanguage])
     }
 
     func session(_ request: Request) async throws -> SessionLookup {

@@ -67,6 +67,7 @@ struct PortalWeb: Sendable {
         router.post("/officers/roles") { request, _ in try await self.changeOfficerRoles(request) }
         router.get("/audit") { request, _ in try await self.auditPage(request) }
         router.get("/audit.csv") { request, _ in try await self.auditDownload(request) }
+        router.get("/language") { request, _ in try self.chooseLanguage(request) }
         router.get("/statistics") { request, _ in try await self.statisticsPage(request) }
         router.get("/statistics.csv") { request, _ in try await self.statisticsDownload(request, format: .csv) }
         router.get("/statistics.json") { request, _ in try await self.statisticsDownload(request, format: .json) }

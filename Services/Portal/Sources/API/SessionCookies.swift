@@ -11,6 +11,13 @@ struct SessionCookies: Sendable {
     var sessionName: String { secure ? "__Host-portal_session" : "portal_session" }
     /// Double-submit token of the login form (no session exists yet to hold one).
     let loginName = "portal_login"
+    /// The language the officer chose with the switcher: a preference, not a credential, kept a year.
+    let languageName = "portal_language"
+
+    func language(_ language: String) -> Cookie {
+        Cookie(name: languageName, value: language, maxAge: 365 * 86400, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+    }
+
     /// The `state` of an OIDC login in progress, binding the callback to the browser that started it.
     let oidcStateName = "portal_oidc_state"
 
