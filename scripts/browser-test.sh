@@ -24,5 +24,15 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     # The development keys the portal serves with (no service makes one).
     swift build --product exposure-suite
 fi
+# axe-core, the accessibility audit of every page the test shows, comes from PyPI's axe-core-python (which ships it)
+# in a virtual environment of its own that still sees Debian's Selenium (.axe-venv, made on first use; --no-deps keeps
+# PyPI's packages out).
+venv=.axe-venv
+if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import importlib.util, selenium; assert importlib.util.find_spec("axe_core_python")' 2>/dev/null; then
+    log "installing axe-core-python into $venv"
+    rm -rf "$venv"
+    "$PYTHON" -m venv --system-site-packages "$venv"
+    "$venv/bin/pip" install -q --no-deps 'axe-core-python==0.1.0'
+fi
 log "running Tests/browser/test_portal.py"
-exec "$PYTHON" Tests/browser/test_portal.py
+exec "$venv/bin/python" Tests/browser/test_portal.py

@@ -29,6 +29,7 @@ import time
 import urllib.error
 import urllib.request
 
+import accessibility
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
@@ -178,12 +179,15 @@ def test_portal():
             try:
                 # Sign in.
                 browser.get(base + "/")
-                wait.until(EC.presence_of_element_located((By.ID, "username"))).send_keys("officer")
+                wait.until(EC.presence_of_element_located((By.ID, "username")))
+                accessibility.audit(browser, "sign-in page")
+                browser.find_element(By.ID, "username").send_keys("officer")
                 browser.find_element(By.ID, "password").send_keys(PASSWORD)
                 browser.find_element(By.ID, "sign-in").click()
                 wait.until(EC.presence_of_element_located((By.ID, "issue-test")))
                 assert browser.find_element(By.ID, "officer").text == "officer"
                 Select(browser.find_element(By.ID, "health-authority"))  # both roles: the EVENT form is offered too
+                accessibility.audit(browser, "start page")
 
                 # Issue a teleTAN and read it as the officer would, grouped.
                 browser.find_element(By.ID, "issue-test").click()
@@ -192,6 +196,7 @@ def test_portal():
                 copy = browser.find_element(By.ID, "copy")
                 assert copy.is_displayed(), "the copy button appears with JavaScript"
                 copy.click()
+                accessibility.audit(browser, "teleTAN page")
                 os.makedirs(os.path.dirname(os.path.abspath(screenshot)), exist_ok=True)
                 browser.save_screenshot(screenshot)
                 print(f"teleTAN shown as {shown}; screenshot: {screenshot}")
@@ -293,17 +298,20 @@ def test_officer_administration_with_the_keyboard():
                 keys.sign_in(wait, "chief", PASSWORD)
                 wait.until(EC.presence_of_element_located((By.ID, "totp-required")))
                 assert browser.find_element(By.CSS_SELECTOR, "#totp-qr svg").is_displayed()
+                accessibility.audit(browser, "two-factor set-up page")
                 key = browser.find_element(By.ID, "totp-key").text.strip()
                 keys.type_into("totp-code", totp(key))
                 keys.press(Keys.ENTER)
                 wait.until(EC.presence_of_element_located((By.ID, "recovery-codes")))
                 recovery = [code.text for code in browser.find_elements(By.CSS_SELECTOR, "#recovery-codes code")]
                 assert len(recovery) == 10, recovery
+                accessibility.audit(browser, "recovery codes page")
                 keys.activate("continue")
                 print("supervisor set up two-factor sign-in; ten recovery codes shown")
                 wait.until(EC.presence_of_element_located((By.ID, "nav-officers")))
                 keys.activate("nav-officers")
                 wait.until(EC.presence_of_element_located((By.ID, "add-officer")))
+                accessibility.audit(browser, "officers page")
 
                 # Adds an officer with TEST teleTANs; the temporary password is shown once.
                 keys.type_into("new-name", "nurse")
@@ -312,6 +320,7 @@ def test_officer_administration_with_the_keyboard():
                 keys.activate("add")
                 temporary = wait.until(EC.visibility_of_element_located((By.ID, "temporary-password"))).text.strip()
                 assert re.match(r"^[A-Za-z0-9]{20}$", temporary), temporary
+                accessibility.audit(browser, "temporary password page")
                 print("supervisor added an officer; temporary password shown once")
 
                 # The audit page has the step, with the supervisor's name and no password.
@@ -319,6 +328,7 @@ def test_officer_administration_with_the_keyboard():
                 wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
                 rows = browser.find_element(By.ID, "audit").text
                 assert "chief" in rows and "nurse" in rows and temporary not in rows, rows
+                accessibility.audit(browser, "audit page")
                 keys.type_into("filter-actor", "nobody")
                 keys.activate("filter")
                 wait.until(EC.presence_of_element_located((By.ID, "no-entries")))
@@ -332,6 +342,7 @@ def test_officer_administration_with_the_keyboard():
                 browser.get(base + "/")
                 wait.until(EC.presence_of_element_located((By.ID, "forced")))
                 assert browser.current_url.endswith("/password"), browser.current_url
+                accessibility.audit(browser, "password page")
                 own = "the nurse's own passphrase"
                 keys.type_into("current-password", temporary)
                 keys.type_into("new-password", own)
@@ -352,17 +363,19 @@ def test_officer_administration_with_the_keyboard():
                 browser.get(base + "/login")
                 keys.sign_in(wait, "chief", PASSWORD)
                 wait.until(EC.presence_of_element_located((By.ID, "verify-code")))
+                accessibility.audit(browser, "sign-in code page")
                 keys.type_into("code", recovery[0])
                 keys.press(Keys.ENTER)
                 wait.until(EC.presence_of_element_located((By.ID, "nav-officers")))
                 print("supervisor signed in with a recovery code")
 
-                # A supervisor reaches the statistics page with the keyboard alone: the header's link, the period's
-                # select and its button, the download links.
+                # A supervisor reaches their authority's statistics with the keyboard alone: the header's link, the
+                # period's select and its button, the download links. The services' national counts are not theirs.
                 link = wait.until(EC.presence_of_element_located((By.ID, "nav-statistics")))
                 link.send_keys(Keys.ENTER)
-                wait.until(EC.presence_of_element_located((By.ID, "source-verification")))
-                assert not browser.find_elements(By.ID, "unavailable-verification"), browser.page_source[:2000]
+                wait.until(EC.presence_of_element_located((By.ID, "source-authority")))
+                assert not browser.find_elements(By.ID, "source-verification"), browser.page_source[:2000]
+                accessibility.audit(browser, "a supervisor's statistics page")
                 period = browser.find_element(By.ID, "period")
                 period.send_keys(Keys.END)  # the longest period, chosen with the keyboard
                 browser.find_element(By.ID, "show-period").send_keys(Keys.ENTER)
@@ -374,6 +387,45 @@ def test_officer_administration_with_the_keyboard():
                     lines = response.read().decode().splitlines()
                 assert lines[0] == "service,day,figure,breakdown,count", lines
                 print(f"statistics page and CSV download: {len(lines) - 1} count(s) of finished days")
+
+                # The language switcher, with the keyboard: the choice holds on the next page.
+                keys.activate("language-pl")
+                wait.until(lambda driver: driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pl")
+                assert "days=365" in browser.current_url, browser.current_url
+                accessibility.audit(browser, "the statistics page in Polish")
+                keys.activate("nav-audit")
+                wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
+                assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pl"
+                keys.activate("language-fr")
+                wait.until(lambda driver: driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "fr")
+                accessibility.audit(browser, "the audit page in French")
+                keys.activate("language-en")
+                wait.until(lambda driver: driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
+                keys.activate("sign-out")
+                wait.until(EC.presence_of_element_located((By.ID, "notice")))
+                print("language switched to Polish and French and back, remembered across pages")
+
+                # A system administrator: two-factor sign-in first, then the national statistics and every
+                # authority's audit log; no officers page.
+                services.portal("users", "add", "admin", "--roles", "c19sysadmin", stdin=PASSWORD + "\n")
+                browser.get(base + "/login")
+                keys.sign_in(wait, "admin", PASSWORD)
+                wait.until(EC.presence_of_element_located((By.ID, "totp-required")))
+                keys.type_into("totp-code", totp(browser.find_element(By.ID, "totp-key").text.strip()))
+                keys.press(Keys.ENTER)
+                wait.until(EC.presence_of_element_located((By.ID, "recovery-codes")))
+                keys.activate("continue")
+                wait.until(EC.presence_of_element_located((By.ID, "nav-statistics")))
+                assert not browser.find_elements(By.ID, "nav-officers"), "a system administrator administers no officer"
+                accessibility.audit(browser, "a system administrator's start page")
+                keys.activate("nav-statistics")
+                wait.until(EC.presence_of_element_located((By.ID, "source-verification")))
+                assert not browser.find_elements(By.ID, "unavailable-verification"), browser.page_source[:2000]
+                accessibility.audit(browser, "the national statistics page")
+                keys.activate("nav-audit")
+                wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
+                assert "chief" in browser.find_element(By.ID, "audit").text
+                print("system administrator: national statistics and audit log, no officers page")
             finally:
                 browser.quit()
     finally:
@@ -386,5 +438,5 @@ def test_officer_administration_with_the_keyboard():
 if __name__ == "__main__":
     test_portal()
     test_officer_administration_with_the_keyboard()
-    print("browser test passed")
+    print(f"browser test passed; axe-core found no serious violation on {len(accessibility.audited)} pages")
     sys.exit(0)
