@@ -4,7 +4,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Portal
-import PortalDomain
+@testable import PortalDomain
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -141,6 +141,32 @@ import FoundationXML
         try Self.expectWellFormedXML(chart.svg)
         #expect(chart.svg.contains("a &lt;b&gt; &amp; &quot;c&quot;"))
         try Self.expectWellFormedXML(StatisticsChart(title: "empty", bars: []).svg)
+    }
+
+    /// Round ticks on the vertical axis, Mondays marked (and dated in a short period, months in a long one), and the
+    /// period before as a dashed line with its legend.
+    @Test func theChartHasRoundTicksWeekdayMarksAndThePeriodBefore() throws {
+        #expect(StatisticsChart.ticks(upTo: 0) == [0, 1])
+        #expect(StatisticsChart.ticks(upTo: 3) == [0, 1, 2, 3])
+        #expect(StatisticsChart.ticks(upTo: 7) == [0, 2, 4, 6, 8])
+        #expect(StatisticsChart.ticks(upTo: 37) == [0, 10, 20, 30, 40])
+        #expect(StatisticsChart.ticks(upTo: 1234) == [0, 500, 1000, 1500])
+        // 2026-11-14 is day 20771, a Saturday; 2026-11-16 a Monday.
+        func bars(_ count: Int) -> [StatisticsChart.Bar] {
+            (0..<count).map { index in
+                let day = StatisticsDay(number: 20_771 + Int64(index))
+                return .init(label: day.description, value: Int64(index % 5), day: day.number)
+            }
+        }
+        let week = StatisticsChart(title: "week", bars: bars(14), previous: .init(values: Array(repeating: 3, count: 14), legend: "the 14 days before: 42"))
+        try Self.expectWellFormedXML(week.svg)
+        #expect(week.svg.components(separatedBy: #"class="weekday""#).count - 1 == 2)
+        #expect(week.svg.contains(">11-16<") && week.svg.contains(">11-23<") && !week.svg.contains(">11-17<"))
+        #expect(week.svg.contains(#"class="previous""#) && week.svg.contains("the 14 days before: 42"))
+        #expect(week.svg.contains(#"class="tick""#) && week.svg.contains(">4<"))
+        let year = StatisticsChart(title: "year", bars: bars(90))
+        #expect(year.svg.contains(">2026-12<") && year.svg.contains(">2027-01<") && !year.svg.contains(">11-16<"))
+        #expect(!year.svg.contains(#"class="previous""#))
     }
 
     // MARK: Helpers

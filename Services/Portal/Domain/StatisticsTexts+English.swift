@@ -10,6 +10,7 @@ extension StatisticsTexts {
         downloadCSV: "CSV",
         downloadJSON: "JSON",
         summary: "{total} in total, at most {max} a day",
+        previousPeriod: "the {days} days before: {total}",
         byBreakdown: "By part",
         dailyValues: "Daily values",
         day: "Day",

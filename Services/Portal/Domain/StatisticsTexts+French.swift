@@ -10,6 +10,7 @@ extension StatisticsTexts {
         downloadCSV: "CSV",
         downloadJSON: "JSON",
         summary: "{total} au total, au plus {max} par jour",
+        previousPeriod: "les {days} jours précédents : {total}",
         byBreakdown: "Répartition",
         dailyValues: "Valeurs quotidiennes",
         day: "Jour",

@@ -10,6 +10,7 @@ extension StatisticsTexts {
         downloadCSV: "CSV",
         downloadJSON: "JSON",
         summary: "{total} insgesamt, höchstens {max} an einem Tag",
+        previousPeriod: "die {days} Tage davor: {total}",
         byBreakdown: "Nach Teilen",
         dailyValues: "Tageswerte",
         day: "Tag",

@@ -10,6 +10,7 @@ extension StatisticsTexts {
         downloadCSV: "CSV",
         downloadJSON: "JSON",
         summary: "Łącznie {total}, maksymalnie {max} dziennie",
+        previousPeriod: "poprzednie {days} dni: {total}",
         byBreakdown: "Podział",
         dailyValues: "Wartości dzienne",
         day: "Dzień",

@@ -12,6 +12,8 @@ public struct StatisticsTexts: Sendable {
     public let downloadJSON: String
     /// "{total} in total, at most {max} a day"
     public let summary: String
+    /// The same period just before, as the chart's second series and its total: "{days}" and "{total}".
+    public let previousPeriod: String
     public let byBreakdown: String
     public let dailyValues: String
     public let day: String
@@ -36,7 +38,7 @@ public struct StatisticsTexts: Sendable {
 
     public init(
         navigation: String, title: String, intro: String, period: String, lastDays: String, show: String, download: String,
-        downloadCSV: String, downloadJSON: String, summary: String, byBreakdown: String, dailyValues: String, day: String,
+        downloadCSV: String, downloadJSON: String, summary: String, previousPeriod: String, byBreakdown: String, dailyValues: String, day: String,
         count: String, total: String, nothingCounted: String, sourceUnavailable: String, notConfigured: String,
         finishedDaysOnly: String, soFarToday: String, appFiguresWait: String, nothingYetToday: String,
         figureHeading: String, figures: [String: String], services: [String: String]
@@ -51,6 +53,7 @@ public struct StatisticsTexts: Sendable {
         self.downloadCSV = downloadCSV
         self.downloadJSON = downloadJSON
         self.summary = summary
+        self.previousPeriod = previousPeriod
         self.byBreakdown = byBreakdown
         self.dailyValues = dailyValues
         self.day = day

@@ -54,9 +54,10 @@ extension PortalWeb {
             },
         ]
         if statistics.isConfigured || scope != .national {
-            // One read per source: the finished days of the charts and today's counts so far.
+            // One read per source: the period before (the charts' second series), the finished days of the charts and
+            // today's counts so far.
             let today = to.adding(days: 1)
-            let answers = try await statisticsCounts(scope, from: from, through: today)
+            let answers = try await statisticsCounts(scope, from: from.adding(days: -Int64(days)), through: today)
             values["sources"] = answers.map { statisticsSource($0.keeping { $0.day <= to }, from: from, to: to, texts: texts) }
             let rows = statisticsSoFarToday(answers.map { $0.keeping { $0.day == today } }, texts: texts)
             values["today"] = ["rows": rows, "hasRows": !rows.isEmpty]
@@ -134,7 +135,8 @@ extension PortalWeb {
         }
     }
 
-    /// One service's section: a chart per figure with its daily totals, and its parts' totals.
+    /// One service's section: a chart per figure with its daily totals beside those of the period before, and its
+    /// parts' totals. `answer` holds the period before `from` too.
     private func statisticsSource(_ answer: StatisticsSources.Answer, from: StatisticsDay, to: StatisticsDay, texts: StatisticsTexts) -> [String: Any] {
         let serviceName = texts.services[answer.service] ?? answer.service
         var section: [String: Any] = ["service": answer.service, "name": serviceName]
@@ -143,6 +145,7 @@ extension PortalWeb {
             return section
         }
         let byFigure = Dictionary(grouping: counts, by: \.figure)
+        let days = to.number - from.number + 1
         let names = byFigure.keys.sorted { (Self.figureOrder.firstIndex(of: $0) ?? Int.max, $0) < (Self.figureOrder.firstIndex(of: $1) ?? Int.max, $1) }
         section["figures"] = names.map { name -> [String: Any] in
             let rows = byFigure[name] ?? []
@@ -150,21 +153,25 @@ extension PortalWeb {
             var perPart: [String: Int64] = [:]
             for row in rows {
                 perDay[row.day, default: 0] += row.count
-                if !row.breakdown.isEmpty { perPart[row.breakdown, default: 0] += row.count }
+                if !row.breakdown.isEmpty && row.day >= from { perPart[row.breakdown, default: 0] += row.count }
             }
             let bars = stride(from: from.number, through: to.number, by: 1).map { number in
                 let day = StatisticsDay(number: number)
-                return StatisticsChart.Bar(label: day.description, value: perDay[day] ?? 0)
+                return StatisticsChart.Bar(label: day.description, value: perDay[day] ?? 0, day: number)
             }
+            let before = stride(from: from.number - days, to: from.number, by: 1).map { perDay[StatisticsDay(number: $0)] ?? 0 }
+            let comparison = texts.previousPeriod
+                .replacingOccurrences(of: "{days}", with: String(days))
+                .replacingOccurrences(of: "{total}", with: String(before.reduce(0, +)))
             let title = texts.figure(name)
             var figure: [String: Any] = [
                 "id": "\(answer.service)-\(name)".replacingOccurrences(of: "_", with: "-"),
                 "figure": name,
                 "title": title,
-                "svg": StatisticsChart(title: title, bars: bars).svg,
+                "svg": StatisticsChart(title: title, bars: bars, previous: .init(values: before, legend: comparison)).svg,
                 "summary": texts.summary
                     .replacingOccurrences(of: "{total}", with: String(bars.reduce(0) { $0 + $1.value }))
-                    .replacingOccurrences(of: "{max}", with: String(bars.map(\.value).max() ?? 0)),
+                    .replacingOccurrences(of: "{max}", with: String(bars.map(\.value).max() ?? 0)) + "; " + comparison,
                 "daily": bars.map { ["day": $0.label, "count": $0.value] },
             ]
             if !perPart.isEmpty {
