@@ -81,6 +81,7 @@ extension AccountTexts {
             "issued": "issued",
             "officer_limited": "refused, the officer's own limit was reached",
             "global_limited": "refused, the nationwide limit was reached",
+            "authority_limited": "refused, the health authority's limit was reached",
             "refused": "refused by the verification service",
             "failed": "not issued, the verification service could not be reached",
         ],

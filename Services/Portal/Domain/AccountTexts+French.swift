@@ -81,6 +81,7 @@ extension AccountTexts {
             "issued": "émis",
             "officer_limited": "refusé, la limite propre à l'agent était atteinte",
             "global_limited": "refusé, la limite nationale était atteinte",
+            "authority_limited": "refusé, la limite de l’autorité sanitaire était atteinte",
             "refused": "refusé par le service de vérification",
             "failed": "non émis, le service de vérification était injoignable",
         ],

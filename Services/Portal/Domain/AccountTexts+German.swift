@@ -81,6 +81,7 @@ extension AccountTexts {
             "issued": "ausgegeben",
             "officer_limited": "abgelehnt, das eigene Limit war erreicht",
             "global_limited": "abgelehnt, das bundesweite Limit war erreicht",
+            "authority_limited": "abgelehnt, das Kontingent der Gesundheitsbehörde war erreicht",
             "refused": "vom Verifikationsdienst abgelehnt",
             "failed": "nicht ausgegeben, der Verifikationsdienst war nicht erreichbar",
         ],

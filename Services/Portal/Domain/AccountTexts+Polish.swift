@@ -81,6 +81,7 @@ extension AccountTexts {
             "issued": "wydany",
             "officer_limited": "odrzucony – osiągnięto indywidualny limit pracownika",
             "global_limited": "odrzucony – osiągnięto limit ogólnokrajowy",
+            "authority_limited": "odrzucony – osiągnięto limit organu sanitarnego",
             "refused": "odrzucony przez usługę weryfikacji",
             "failed": "niewydany – usługa weryfikacji była niedostępna",
         ],

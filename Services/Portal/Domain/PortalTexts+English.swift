@@ -57,6 +57,7 @@ extension PortalTexts {
         officerLimit: "You can issue one teleTAN every {interval} seconds. Please try again in {seconds} seconds.",
         busyTitle: "The service is busy",
         globalLimit: "The nationwide limit of teleTANs for the current period has been reached. No teleTAN was issued. Please try again later.",
+        authorityLimit: "Your health authority has issued as many teleTANs and codes as it may in this hour or day. No code was issued. Please try again later, or ask your supervisor about the authority's limit.",
         formExpired: "This form has expired or did not come from the portal. Please go back, reload the page and try again.",
         forbidden: "Your account may not issue this kind of teleTAN.",
         badRequest: "The request was incomplete. Please go back and try again.",

@@ -57,6 +57,7 @@ extension PortalTexts {
         officerLimit: "Vous pouvez émettre un teleTAN toutes les {interval} secondes. Veuillez réessayer dans {seconds} secondes.",
         busyTitle: "Le service est surchargé",
         globalLimit: "La limite nationale de teleTAN pour la période en cours a été atteinte. Aucun teleTAN n'a été émis. Veuillez réessayer plus tard.",
+        authorityLimit: "Votre autorité sanitaire a émis autant de teleTAN et de codes qu’elle le peut pour cette heure ou cette journée. Aucun code n’a été émis. Veuillez réessayer plus tard, ou interrogez votre superviseur sur la limite de l’autorité.",
         formExpired: "Ce formulaire a expiré ou ne provient pas du portail. Veuillez revenir en arrière, recharger la page et réessayer.",
         forbidden: "Votre compte n'est pas autorisé à émettre ce type de teleTAN.",
         badRequest: "La demande était incomplète. Veuillez revenir en arrière et réessayer.",

@@ -57,6 +57,7 @@ extension PortalTexts {
         officerLimit: "Sie können alle {interval} Sekunden eine teleTAN erzeugen. Bitte versuchen Sie es in {seconds} Sekunden erneut.",
         busyTitle: "Der Dienst ist ausgelastet",
         globalLimit: "Das bundesweite Kontingent an teleTANs für den aktuellen Zeitraum ist erschöpft. Es wurde keine teleTAN erzeugt. Bitte versuchen Sie es später erneut.",
+        authorityLimit: "Ihre Gesundheitsbehörde hat so viele teleTANs und Codes ausgegeben, wie sie in dieser Stunde oder an diesem Tag darf. Es wurde kein Code erzeugt. Bitte versuchen Sie es später erneut, oder fragen Sie Ihre Leitung nach dem Kontingent der Behörde.",
         formExpired: "Dieses Formular ist abgelaufen oder stammt nicht aus dem Portal. Bitte gehen Sie zurück, laden Sie die Seite neu und versuchen Sie es erneut.",
         forbidden: "Ihr Konto darf diese Art von teleTAN nicht erzeugen.",
         badRequest: "Die Anfrage war unvollständig. Bitte gehen Sie zurück und versuchen Sie es erneut.",

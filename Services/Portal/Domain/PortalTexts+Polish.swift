@@ -57,6 +57,7 @@ extension PortalTexts {
         officerLimit: "Kod teleTAN można wydawać nie częściej niż raz na {interval} s. Proszę spróbować ponownie za {seconds} s.",
         busyTitle: "Usługa jest przeciążona",
         globalLimit: "Osiągnięto ogólnokrajowy limit kodów teleTAN na bieżący okres. Kod teleTAN nie został wydany. Proszę spróbować ponownie później.",
+        authorityLimit: "Państwa organ sanitarny wydał już tyle kodów teleTAN i innych kodów, ile może w tej godzinie lub tego dnia. Nie wydano żadnego kodu. Proszę spróbować ponownie później lub zapytać kierownika o limit organu.",
         formExpired: "Ten formularz wygasł lub nie pochodzi z portalu. Proszę wrócić, odświeżyć stronę i spróbować ponownie.",
         forbidden: "To konto nie ma uprawnień do wydawania tego rodzaju kodów teleTAN.",
         badRequest: "Żądanie było niekompletne. Proszę wrócić i spróbować ponownie.",

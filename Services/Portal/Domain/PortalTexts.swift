@@ -76,6 +76,8 @@ public struct PortalTexts: Sendable {
     public let officerLimit: String
     public let busyTitle: String
     public let globalLimit: String
+    /// The officer's health authority reached its own limit (verification's 429 `authority_rate_limited`).
+    public let authorityLimit: String
     public let formExpired: String
     public let forbidden: String
     public let badRequest: String

@@ -13,6 +13,8 @@ enum PortalError: Error, Equatable {
     case notFound
     case officerLimited(retryAfterSeconds: Int64, intervalSeconds: Int64)
     case globalLimited
+    /// The officer's health authority has issued all it may in this hour or day.
+    case authorityLimited
     case verificationRefused
     case unavailable
     /// Issuance during maintenance (`MAINTENANCE_MODE`).
@@ -24,7 +26,7 @@ enum PortalError: Error, Equatable {
         case .unknownHost, .forwardedHostNotTrusted, .badRequest: .badRequest
         case .formExpired, .forbidden: .forbidden
         case .notFound: .notFound
-        case .officerLimited, .globalLimited: .tooManyRequests
+        case .officerLimited, .globalLimited, .authorityLimited: .tooManyRequests
         case .verificationRefused: .badGateway
         case .unavailable, .maintenance: .serviceUnavailable
         case .internalError: .internalServerError
@@ -42,6 +44,7 @@ enum PortalError: Error, Equatable {
         case .notFound: "not-found"
         case .officerLimited: "officer-limit"
         case .globalLimited: "global-limit"
+        case .authorityLimited: "authority-limit"
         case .verificationRefused: "verification-refused"
         case .unavailable: "unavailable"
         case .maintenance: "maintenance"
@@ -52,7 +55,7 @@ enum PortalError: Error, Equatable {
     func title(_ t: PortalTexts) -> String {
         switch self {
         case .officerLimited: t.waitTitle
-        case .globalLimited: t.busyTitle
+        case .globalLimited, .authorityLimited: t.busyTitle
         case .maintenance: t.maintenanceTitle
         default: t.errorTitle
         }
@@ -68,6 +71,7 @@ enum PortalError: Error, Equatable {
         case .officerLimited(let seconds, let interval):
             PortalTexts.fill(t.officerLimit, ["seconds": "\(seconds)", "interval": "\(interval)"])
         case .globalLimited: t.globalLimit
+        case .authorityLimited: t.authorityLimit
         case .verificationRefused: t.verificationRefused
         case .unavailable: t.unavailable
         case .maintenance: t.maintenance

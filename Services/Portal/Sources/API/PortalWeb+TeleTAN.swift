@@ -158,6 +158,9 @@ extension PortalWeb {
             case .rateLimited:
                 try await record(.globalLimited)
                 throw PortalError.globalLimited
+            case .authorityLimited:
+                try await record(.authorityLimited)
+                throw PortalError.authorityLimited
             case .refused:
                 try await record(.refused)
                 throw PortalError.verificationRefused

@@ -18,6 +18,8 @@ public struct TeleTANIssuer: Sendable {
         case issued(Value)
         /// Verification's global limit (429).
         case rateLimited
+        /// The limit of the officer's own health authority (429 `authority_rate_limited`).
+        case authorityLimited
         /// Verification did not accept the token or its roles (401), or refused the request (400).
         case refused
         /// Verification could not be reached or failed (5xx, timeout).
@@ -69,7 +71,7 @@ public struct TeleTANIssuer: Sendable {
         return await call(bearer: bearer, asking: "a \(kind.rawValue) teleTAN") { client in
             switch try await client.createTeleTan(headers: headers) {
             case .created(let created): .issued(try created.body.json.value)
-            case .tooManyRequests: .rateLimited
+            case .tooManyRequests(let refusal): Self.limit(try? refusal.body.json.error)
             case .unauthorized, .badRequest: .refused
             case .internalServerError: .unavailable
             case .forbidden: .forbiddenCaller
@@ -85,7 +87,7 @@ public struct TeleTANIssuer: Sendable {
             case .created(let created):
                 let issued = try created.body.json
                 return .issued(IssuedCode(code: issued.code, region: issued.region, validUntil: issued.validUntil))
-            case .tooManyRequests: return .rateLimited
+            case .tooManyRequests(let refusal): return Self.limit(try? refusal.body.json.error)
             case .unauthorized, .badRequest: return .refused
             case .internalServerError: return .unavailable
             case .forbidden: return .forbiddenCaller
@@ -94,9 +96,14 @@ public struct TeleTANIssuer: Sendable {
         }
     }
 
+    /// Which limit a 429 names: the authority's own, or the global one (every other code).
+    private static func limit<Value>(_ code: String?) -> Answer<Value> {
+        code == "authority_rate_limited" ? .authorityLimited : .rateLimited
+    }
+
     /// What one issuance operation answered, before the steps every issuance shares turn it into a `Result`.
     private enum Answer<Value> {
-        case issued(Value), rateLimited, refused, unavailable, undocumented(Int)
+        case issued(Value), rateLimited, authorityLimited, refused, unavailable, undocumented(Int)
         /// Verification knows this service's token under a name whose row does not give it issuance (a deployment
         /// error: `INTERNAL_API_TOKENS` must name it `portal`).
         case forbiddenCaller
@@ -111,6 +118,8 @@ public struct TeleTANIssuer: Sendable {
                 return .issued(value)
             case .rateLimited:
                 return .rateLimited
+            case .authorityLimited:
+                return .authorityLimited
             case .refused:
                 logger.warning("verification refused the request", metadata: ["asked": "\(what)"])
                 return .refused

@@ -13,6 +13,8 @@ public struct AuditEntry: Sendable, Equatable {
         case officerLimited = "officer_limited"
         /// Verification's global limit.
         case globalLimited = "global_limited"
+        /// The limit of the officer's health authority, at verification.
+        case authorityLimited = "authority_limited"
         /// Verification did not accept the credential.
         case refused
         /// Verification could not be reached or failed.
