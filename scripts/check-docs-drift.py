@@ -27,7 +27,7 @@ COMPOSE = ROOT / "docker-compose.yml"
 KUBERNETES = ROOT / "deploy" / "kubernetes"
 
 NAME = r'[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*'
-ACCESSORS = "string|optionalString|requiredString|raw|int|port|bool|duration|list|choice|url|networks|file|lookUp"
+ACCESSORS = "string|optionalString|stringOrEmpty|requiredString|raw|int|port|bool|duration|list|choice|url|networks|file|lookUp"
 SETTING_READS = [
     # settings.int("NAME", …), Settings.int("NAME", …), $0.string("NAME", …); not SQL (`connection.raw("BEGIN")`)
     re.compile(rf'(?<!connection)(?<!database)(?<!transaction)\.(?:{ACCESSORS})\(\s*"({NAME})"'),

@@ -75,7 +75,9 @@ import Testing
 
     @Test func theTablesNameOnlyTheServicesThatCallEachRoute() {
         typealias Caller = CallerPermissions.Caller
-        #expect(CallerPermissions.verification.routes[Caller.portal] == ["/version/v1/tan/teletan", "/version/v1/codes"])
+        #expect(CallerPermissions.verification.routes[Caller.portal] == [
+            "/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/authorities", "/version/v1/authorities/{authorityId}",
+        ])
         #expect(CallerPermissions.verification.callers(of: "/version/v1/tans/reserve") == [Caller.submission])
         #expect(CallerPermissions.verification.callers(of: "/version/v1/codes/redeem") == [Caller.submission])
         #expect(CallerPermissions.verification.routes[Caller.verification] == nil)
@@ -91,6 +93,26 @@ import Testing
             #expect(CallerPermissions.verification.allows(Caller.submission, path: spelling))
         }
         #expect(!CallerPermissions.verification.guards("/version/v1/registrationToken"))
+    }
+
+    /// A route template's parameter (`{authorityId}`) is any one segment: the route is guarded however the segment is
+    /// spelled, an encoded `/` inside it included, and only its callers may call it.
+    @Test func aTemplatedRouteIsGuardedHoweverItIsSpelled() {
+        typealias Caller = CallerPermissions.Caller
+        let table = CallerPermissions.verification
+        for spelling in [
+            "/version/v1/authorities/ha-1", "/version/v1/authorities/ha-1/", "//version/v1/authorities/ha-1", "/Version/V1/Authorities/HA-1",
+            "/version/v1/authorities/%68a-1", "/version/v1/authorities/a%2Fb", "/version/v1/%61uthorities/{authorityId}",
+        ] {
+            #expect(table.guards(spelling), "\(spelling)")
+            #expect(table.allows(Caller.portal, path: spelling), "\(spelling)")
+            #expect(!table.allows(Caller.submission, path: spelling), "\(spelling)")
+            #expect(table.callers(of: spelling) == [Caller.portal], "\(spelling)")
+        }
+        // A segment more or less is another path: the listener's 404.
+        #expect(!table.guards("/version/v1/authorities/ha-1/officers"))
+        #expect(table.guards("/version/v1/authorities"))
+        #expect(!table.allows(Caller.submission, path: "/version/v1/authorities"))
     }
 
     @Test func tokensAreReadFromTheirSettingAndRefusedWhenWeak() throws {

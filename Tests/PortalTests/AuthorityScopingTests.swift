@@ -6,6 +6,8 @@ import SQLKit
 import ExposureStatistics
 import Testing
 @testable import Portal
+import Verification
+import VerificationDomain
 
 /// Health authorities as tenants in the portal: a supervisor of one authority sees and changes only that authority's
 /// accounts and audit rows; a system administrator reads every authority's and administers no officer; an
@@ -208,6 +210,35 @@ extension AuthorityScopingTests {
             let page = try await eva.issue("EVENT")
             #expect(page.status == 200)
             #expect(try await h.auditRows() == [["officer": "eva", "teletan_type": "EVENT", "health_authority": AuthorityID.default, "outcome": "issued"]])
+        }
+    }
+}
+
+extension AuthorityScopingTests {
+    /// An officer issues for their own authority, which verification knows from the portal's token: an authority
+    /// without a family issues none of it, and its own limit is told apart from the nationwide one and audited so.
+    @Test(arguments: TestDatabase.all)
+    func anOfficerIssuesWithinTheirAuthoritysFamiliesAndLimit(kind: TestDatabase) async throws {
+        try await PortalHarness.run(on: kind, portal: ["OFFICER_TELETAN_INTERVAL": "1s", "ONE_TIME_CODE_KINDS": "protego"]) { h in
+            let register = AuthorityStore(database: h.verificationDatabase)
+            _ = try await register.create(id: "north", settings: .init(name: "North", families: [.cwa], teleTANsPerHour: 1), now: h.clock.now())
+            let nina = try await h.signedIn("nina", roles: "c19hotline", authority: "north")
+            let first = try await nina.issue("TEST")
+            #expect(first.status == 200)
+            h.clock.advance(by: 2)
+            let second = try await nina.issue("TEST")
+            #expect(second.status == 429)
+            #expect(PortalBrowser.problem(in: second) == "authority-limit")
+            #expect(second.text.contains("Your health authority has issued as many"))
+            // Another authority's officer is not held by north's limit.
+            let dora = try await h.signedIn("dora", roles: "c19hotline")
+            #expect(try await dora.issue("TEST").status == 200)
+            #expect(try await h.auditRows().map { $0["outcome"] } == ["issued", "authority_limited", "issued"])
+            // A family north may not issue is refused by verification, and nothing is issued.
+            h.clock.advance(by: 2)
+            let code = try await nina.issueCode("PROTEGO")
+            #expect(code.status == 502)
+            #expect(try await h.auditRows().last?["outcome"] == "refused")
         }
     }
 }

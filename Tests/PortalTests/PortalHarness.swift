@@ -22,6 +22,8 @@ struct PortalHarness {
     let `internal`: TestHTTPClient
     let clock: ManualClock
     let database: Database
+    /// Verification's, where its register of health authorities is.
+    let verificationDatabase: Database
     let dataDirectory: URL
 
     static func run(
@@ -51,6 +53,8 @@ struct PortalHarness {
             plan.set(.portal, extraPortal)
         } _: { stack in
             let database = try await stack.connect(.portal)
+            let verificationDatabase = try await stack.connect(.verification)
+            defer { Task { await verificationDatabase.shutdown() } }
             do {
                 try await body(PortalHarness(
                     portalPort: stack.port(.portal, PortalService.listenerName),
@@ -59,6 +63,7 @@ struct PortalHarness {
                     internal: stack.client(.verification, VerificationService.internalListener),
                     clock: clock,
                     database: database,
+                    verificationDatabase: verificationDatabase,
                     dataDirectory: URL(fileURLWithPath: stack.plan.dataDirectory)
                 ))
                 await database.shutdown()

@@ -52,25 +52,33 @@ import Testing
             let tan = try #require(try await h.tan(token).json["tan"] as? String)
             let code = try await h.newCode("COVIDSHIELD")
             let officer = try await h.officerToken(roles: ["c19hotline"])
+            let sysadmin = try await h.officerToken(roles: ["c19hotline", OfficerRoles.systemAdministrator])
             let reservationKey = String(repeating: "ab", count: 16)
-            // One real request per route: a valid one, so that an allowed caller would spend, reserve or issue.
-            let requests: [(path: String, body: [String: Any])] = [
-                ("/version/v1/tan/verify", ["tan": tan]),
-                ("/version/v1/tans/verify", ["tans": [tan]]),
-                ("/version/v1/tans/reserve", ["tans": [tan], "reservationKeys": [reservationKey]]),
-                ("/version/v1/tans/confirm", ["reservationKeys": [reservationKey]]),
-                ("/version/v1/tans/release", ["reservationKeys": [reservationKey]]),
-                ("/version/v1/tan/teletan", [:]),
-                ("/version/v1/codes", ["kind": "COVIDSHIELD"]),
-                ("/version/v1/codes/redeem", ["kind": "COVIDSHIELD", "code": code]),
+            // One real request per route and method: a valid one, so that an allowed caller would spend, reserve, issue
+            // or change. `route` is the table's (a template), `path` what is sent.
+            let authority: [String: Any] = ["name": "Changed", "regions": [], "families": ["cwa"], "disabled": false]
+            let requests: [(route: String, method: String, path: String, body: [String: Any])] = [
+                ("/version/v1/tan/verify", "POST", "/version/v1/tan/verify", ["tan": tan]),
+                ("/version/v1/tans/verify", "POST", "/version/v1/tans/verify", ["tans": [tan]]),
+                ("/version/v1/tans/reserve", "POST", "/version/v1/tans/reserve", ["tans": [tan], "reservationKeys": [reservationKey]]),
+                ("/version/v1/tans/confirm", "POST", "/version/v1/tans/confirm", ["reservationKeys": [reservationKey]]),
+                ("/version/v1/tans/release", "POST", "/version/v1/tans/release", ["reservationKeys": [reservationKey]]),
+                ("/version/v1/tan/teletan", "POST", "/version/v1/tan/teletan", [:]),
+                ("/version/v1/codes", "POST", "/version/v1/codes", ["kind": "COVIDSHIELD"]),
+                ("/version/v1/codes/redeem", "POST", "/version/v1/codes/redeem", ["kind": "COVIDSHIELD", "code": code]),
+                ("/version/v1/authorities", "GET", "/version/v1/authorities", [:]),
+                ("/version/v1/authorities", "POST", "/version/v1/authorities", authority.merging(["id": "ha-new"]) { $1 }),
+                ("/version/v1/authorities/{authorityId}", "GET", "/version/v1/authorities/default", [:]),
+                ("/version/v1/authorities/{authorityId}", "PUT", "/version/v1/authorities/default", authority),
             ]
-            #expect(Set(requests.map { $0.path }) == CallerPermissions.verification.paths)
+            #expect(Set(requests.map { $0.route }) == CallerPermissions.verification.paths)
             let bare = TestHTTPClient(port: h.internal.port)
             var forbidden: [TestResponse] = []
             for (name, callerToken) in Self.callers {
-                for (path, body) in requests where !CallerPermissions.verification.allows(name, path: path) {
-                    let headers = [(ServiceTokens.header, callerToken), ("Authorization", "Bearer \(officer)")]
-                    let answer = try await bare.postJSON(path, body, headers: headers)
+                for (route, method, path, body) in requests where !CallerPermissions.verification.allows(name, path: route) {
+                    let headers = [(ServiceTokens.header, callerToken), ("Authorization", "Bearer \(sysadmin)"), ("Content-Type", "application/json")]
+                    let bytes = method == "GET" ? nil : Array(try JSONSerialization.data(withJSONObject: body))
+                    let answer = try await bare.request(method == "GET" ? .GET : method == "PUT" ? .PUT : .POST, path, headers: headers, body: bytes)
                     if name == "statistics reader" {
                         // Not a service of INTERNAL_API_TOKENS at all.
                         answer.expectError(401, "unknown_caller")
@@ -87,9 +95,15 @@ import Testing
             Covers.status(403, of: "POST /version/v1/tan/teletan", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "POST /version/v1/codes", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "POST /version/v1/codes/redeem", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "GET /version/v1/authorities", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/authorities", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "GET /version/v1/authorities/{authorityId}", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "PUT /version/v1/authorities/{authorityId}", among: forbidden, error: "forbidden_caller")
             // The portal, verification and the tests' token were refused on every submission route, submission and
-            // the others on the portal's: nothing was issued, reserved or spent.
-            #expect(forbidden.count == 24)
+            // the others on the portal's: nothing was issued, reserved, spent or changed.
+            #expect(forbidden.count == 36)
+            #expect(try await h.authorities(["list", "--json"]).contains(#""name":"Default health authority""#))
+            #expect(try await h.rows("authorities") == 1)
             #expect(try await h.rows("teletans") == 0)
             #expect(try await h.rows("one_time_codes") == 1)
             #expect(try await h.redeemedTANs() == 0)
@@ -107,6 +121,7 @@ import Testing
             #expect(try await bare.postJSON("/version/v1/tan/verify", ["tan": tan], headers: asSubmission).status == 200)
             let asPortal = [(ServiceTokens.header, TestServiceTokens.portal), ("Authorization", "Bearer \(officer)")]
             #expect(try await bare.request(.POST, "/version/v1/tan/teletan", headers: asPortal).status == 201)
+            #expect(try await bare.get("/version/v1/authorities/default", headers: asPortal).status == 200)
         }
     }
 }

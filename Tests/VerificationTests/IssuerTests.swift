@@ -31,12 +31,13 @@ import Testing
             let proteGO = try await h.issuers(["add", "--name", "gis-pl", "--kind", "PROTEGO"])
             #expect(proteGO.contains("PROTEGO codes for region PL") && proteGO.contains("api-token: iss_"))
             let table = try await h.issuers(["list"])
-            #expect(table.hasPrefix("ISSUER\tKIND\tREGION\tTOKEN\tCREATED\n"))
-            #expect(table.contains("gis-pl\tprotego\tPL\t") && table.contains("ontario-ha\tcovidshield\tON\t\(IssuerToken.hash(token).prefix(12))…"))
+            #expect(table.hasPrefix("ISSUER\tKIND\tREGION\tAUTHORITY\tTOKEN\tCREATED\n"))
+            #expect(table.contains("gis-pl\tprotego\tPL\tdefault\t") && table.contains("ontario-ha\tcovidshield\tON\tdefault\t\(IssuerToken.hash(token).prefix(12))…"))
             #expect(!table.contains(token))
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try await h.issuers(["list", "--json"]).utf8)) as? [String: [[String: Any]]])
             #expect(json["issuers"]?.map { $0["name"] as? String } == ["gis-pl", "ontario-ha"])
             #expect(json["issuers"]?.last?["kind"] as? String == "covidshield")
+            #expect(json["issuers"]?.last?["authority"] as? String == "default")
             #expect(json["issuers"]?.last?["createdAt"] as? String == Date.iso8601(h.clock.now().epochSeconds))
 
             for wrong in [
@@ -44,6 +45,8 @@ import Testing
                 ["add", "--name", "has space", "--kind", "covidshield"],
                 ["add", "--name", "x", "--kind", "lemon"],
                 ["add", "--name", "x", "--kind", "protego", "--region", "P L"],
+                ["add", "--name", "x", "--kind", "protego", "--authority", "nowhere"],
+                ["add", "--name", "x", "--kind", "protego", "--authority", "Not An Id"],
                 ["add", "--name", "x"],
                 [],
             ] {

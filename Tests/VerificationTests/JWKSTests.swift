@@ -139,7 +139,7 @@ import Testing
             ))
         }
         let good = try await sign(providerKeys, iss: Self.provider.issuer, aud: [Self.provider.audience, "account"])
-        #expect(try await verifier.officer(of: good) == VerifiedOfficer(issuer: Self.provider.issuer, subject: "officer-1", roles: ["c19hotline"]))
+        #expect(try await verifier.officer(of: good) == VerifiedOfficer(issuer: Self.provider.issuer, subject: "officer-1", roles: ["c19hotline"], authority: .named("default")))
         #expect(try await verifier.officer(of: try await sign(portalKeys, iss: portal.issuer, aud: [portal.audience])).issuer == portal.issuer)
         let refused = [
             try await sign(providerKeys, iss: "https://evil.example", aud: [Self.provider.audience]),

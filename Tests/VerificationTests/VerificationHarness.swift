@@ -150,14 +150,14 @@ struct VerificationHarness {
     /// expects of the harness's key.
     func officerToken(
         roles: [String], expiresIn: TimeInterval = 300, key: ES256PrivateKey? = nil, subject: String? = "officer-1",
-        issuer: String? = VerificationHarness.officerIssuer, audience: [String]? = [VerificationHarness.officerAudience]
+        issuer: String? = VerificationHarness.officerIssuer, audience: [String]? = [VerificationHarness.officerAudience], authority: String? = nil
     ) async throws -> String {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key ?? officerKey)
         let claims = OfficerClaims(
             exp: ExpirationClaim(value: clock.now().addingTimeInterval(expiresIn)),
             iss: issuer.map { IssuerClaim(value: $0) }, aud: audience.map { AudienceClaim(value: $0) },
-            sub: subject.map { SubjectClaim(value: $0) }, realm_access: .init(roles: roles)
+            sub: subject.map { SubjectClaim(value: $0) }, realm_access: .init(roles: roles), authority: authority
         )
         return try await keys.sign(claims)
     }
@@ -190,9 +190,27 @@ struct VerificationHarness {
         return try await VerificationAdmin.issuers(words, configuration: configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
     }
 
+    /// `verification-service authorities …` against this verification's database, as an operator runs it.
+    func authorities(_ words: [String]) async throws -> String {
+        let configuration = try VerificationConfiguration(TestServices.settings(variables))
+        return try await VerificationAdmin.authorities(words, configuration: configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
+    }
+
+    /// Adds a health authority with `authorities add` (every family, every region, no limits unless given).
+    func addAuthority(_ id: String, families: String? = nil, regions: String? = nil, perHour: Int? = nil, perDay: Int? = nil) async throws {
+        var words = ["add", "--id", id, "--name", "Authority \(id)"]
+        if let families { words += ["--families", families] }
+        if let regions { words += ["--regions", regions] }
+        if let perHour { words += ["--per-hour", String(perHour)] }
+        if let perDay { words += ["--per-day", String(perDay)] }
+        _ = try await authorities(words)
+    }
+
     /// Adds an issuer with `issuers add` and answers its token (the line of the output that holds it).
-    func addIssuer(_ name: String, kind: String, region: String? = nil) async throws -> String {
-        let output = try await issuers(["add", "--name", name, "--kind", kind] + (region.map { ["--region", $0] } ?? []))
+    func addIssuer(_ name: String, kind: String, region: String? = nil, authority: String? = nil) async throws -> String {
+        let output = try await issuers(
+            ["add", "--name", name, "--kind", kind] + (region.map { ["--region", $0] } ?? []) + (authority.map { ["--authority", $0] } ?? [])
+        )
         let token = output.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix(IssuerToken.prefix) }
         return String(try #require(token))
     }

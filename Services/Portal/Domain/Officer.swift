@@ -1,3 +1,5 @@
+import ExposureRules
+
 /// The signed-in officer, as a session knows them.
 public struct Officer: Sendable, Equatable {
     public enum Source: String, Sendable {

@@ -1,3 +1,5 @@
+import ExposureRules
+
 /// What a supervisor may not do to their own account: anything that would lock them out of the administration (and
 /// could leave nobody to undo it). Another supervisor can still do it.
 public enum OfficerChangeRule {

@@ -1,3 +1,5 @@
+import ExposureRules
+
 /// The steps a local account's session takes after the password, in order: the second factor (when the account has
 /// one), a new password (when a supervisor set a temporary one), and setting up two-factor sign-in (when the account
 /// needs it and has none). Each step's page asks this what comes next.

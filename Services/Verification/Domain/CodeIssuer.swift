@@ -6,11 +6,15 @@ public struct CodeIssuer: Sendable, Equatable {
     public let name: String
     public let kind: OneTimeCodeKind
     public let region: String
+    /// The health authority it issues for (`Authority.id`): while that authority is disabled or may not issue the
+    /// issuer's family, the issuer's token is answered as an unknown one.
+    public let authority: String
 
-    public init(name: String, kind: OneTimeCodeKind, region: String) {
+    public init(name: String, kind: OneTimeCodeKind, region: String, authority: String = Authority.defaultID) {
         self.name = name
         self.kind = kind
         self.region = region
+        self.authority = authority
     }
 
     /// Whether a name is acceptable: 1 to 64 letters, digits, `-`, `_` and `.`.

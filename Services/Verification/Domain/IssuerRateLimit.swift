@@ -22,17 +22,30 @@ public struct IssuerRateLimit: Sendable, Equatable {
         public let windowStart: Int64
         /// When the window ends: a refused issuer may try again then.
         public let windowEnd: Int64
+
+        /// A counter of the clock hour (UTC) `now` falls in.
+        public init(scope: String, limit: Int, hourOf now: Date) {
+            self.init(scope: scope, limit: limit, length: 3600, now: now)
+        }
+
+        /// A counter of the UTC day `now` falls in.
+        public init(scope: String, limit: Int, dayOf now: Date) {
+            self.init(scope: scope, limit: limit, length: 86400, now: now)
+        }
+
+        private init(scope: String, limit: Int, length: Int64, now: Date) {
+            let seconds = now.epochSeconds
+            let start = seconds - ((seconds % length) + length) % length
+            self.scope = scope
+            self.limit = limit
+            windowStart = start
+            windowEnd = start + length
+        }
     }
 
     /// The issuer's counters at `now`: the hour's, then the day's (always in this order, as every counting
     /// transaction takes its rows in one order).
     public func counters(issuer name: String, now: Date) -> [Counter] {
-        let seconds = now.epochSeconds
-        let hour = seconds - ((seconds % 3600) + 3600) % 3600
-        let day = seconds - ((seconds % 86400) + 86400) % 86400
-        return [
-            Counter(scope: "issuer-hour:\(name)", limit: perHour, windowStart: hour, windowEnd: hour + 3600),
-            Counter(scope: "issuer-day:\(name)", limit: perDay, windowStart: day, windowEnd: day + 86400),
-        ]
+        [Counter(scope: "issuer-hour:\(name)", limit: perHour, hourOf: now), Counter(scope: "issuer-day:\(name)", limit: perDay, dayOf: now)]
     }
 }

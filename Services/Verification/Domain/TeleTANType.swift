@@ -1,3 +1,5 @@
+import ExposureRules
+
 /// What a teleTAN (and the TAN and session derived from it) is for.
 public enum TeleTANType: String, Sendable, CaseIterable {
     /// A patient with a positive test reported by phone: may upload keys.
@@ -8,8 +10,8 @@ public enum TeleTANType: String, Sendable, CaseIterable {
     /// The role an officer's token must carry to issue this type.
     public var requiredRole: String {
         switch self {
-        case .test: "c19hotline"
-        case .event: "c19hotline_event"
+        case .test: OfficerRoles.hotline
+        case .event: OfficerRoles.eventHotline
         }
     }
 }

@@ -2,8 +2,9 @@ import ExposureCore
 import Foundation
 import VerificationDomain
 
-/// The operator's work on code issuers, behind `verification-service issuers add|list|remove` (the command types are
-/// in Commands/). Each returns what the command prints.
+/// The operator's work on code issuers and health authorities, behind `verification-service issuers add|list|remove`
+/// and `verification-service authorities list|add|disable|enable` (the command types are in Commands/). Each returns
+/// what the command prints.
 public enum VerificationAdmin {
     /// `issuers …` given as words (`["add", "--name", "ha-1", "--kind", "covidshield"]`), parsed as the executable
     /// parses them, against the configured database.
@@ -14,19 +15,35 @@ public enum VerificationAdmin {
         }
     }
 
+    /// `authorities …` given as words (`["add", "--id", "ha-1", "--name", "HA 1"]`), parsed as the executable parses
+    /// them, against the configured database.
+    public static func authorities(_ words: [String], configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {
+        let action = try AuthoritiesCommand.parse(words: words, as: (any AuthoritiesAction).self)
+        return try await withDatabase(configuration, environment: environment) {
+            try await action.output(store: AuthorityStore(database: $0), environment: environment)
+        }
+    }
+
     /// Opens the configured database for one command and closes it again.
+    static func withDatabase<Output>(
+        _ configuration: VerificationConfiguration,
+        environment: ServiceEnvironment,
+        _ body: (Database) async throws -> Output
+    ) async throws -> Output {
+        try await Database.withOpened(configuration.common, migrator: VerificationMigrations.migrator, environment: environment.named(VerificationService.name), body)
+    }
+
+    /// The same with the issuers' store.
     static func withStore<Output>(
         _ configuration: VerificationConfiguration,
         environment: ServiceEnvironment,
         _ body: (IssuerStore) async throws -> Output
     ) async throws -> Output {
-        try await Database.withOpened(configuration.common, migrator: VerificationMigrations.migrator, environment: environment.named(VerificationService.name)) { database in
-            try await body(IssuerStore(database: database))
-        }
+        try await withDatabase(configuration, environment: environment) { try await body(IssuerStore(database: $0)) }
     }
 
     static func add(
-        name: String, kind kindName: String, region: String?, store: IssuerStore, configuration: VerificationConfiguration,
+        name: String, kind kindName: String, region: String?, authority: String, store: IssuerStore, configuration: VerificationConfiguration,
         environment: ServiceEnvironment
     ) async throws -> String {
         guard CodeIssuer.isValidName(name) else { throw UsageError("an issuer's name has 1 to 64 letters, digits, '-', '_' or '.'") }
@@ -35,8 +52,12 @@ public enum VerificationAdmin {
         }
         let region = region ?? configuration.codeRegions.region(of: kind)
         guard OneTimeCodeRegions.isValid(region) else { throw UsageError("a region has 1 to 16 letters, digits, '_' or '-'") }
+        guard try await AuthorityStore(database: store.database).authority(id: authority) != nil else {
+            throw UsageError("there is no health authority \(authority); see `verification-service authorities list`")
+        }
         let token = IssuerToken.generate(using: environment.random)
-        guard try await store.add(CodeIssuer(name: name, kind: kind, region: region), tokenHash: IssuerToken.hash(token), now: environment.clock.now()) else {
+        let issuer = CodeIssuer(name: name, kind: kind, region: region, authority: authority)
+        guard try await store.add(issuer, tokenHash: IssuerToken.hash(token), now: environment.clock.now()) else {
             throw UsageError("an issuer named \(name) exists; remove it first to give it a new token")
         }
         let port = configuration.issuerListener.port
@@ -45,7 +66,7 @@ public enum VerificationAdmin {
         case .proteGO: "POST http://<verification>:\(port)/generateCode and /generateCodesBatch with the header\n  api-token: \(token)"
         }
         return """
-            Issuer \(name) can now issue \(kind.rawValue) codes for region \(region): \(usage)
+            Issuer \(name) can now issue \(kind.rawValue) codes for region \(region) of health authority \(authority): \(usage)
             This token is shown only once; store it in the issuing system's secret store.
             """
     }
@@ -56,9 +77,9 @@ public enum VerificationAdmin {
             guard !rows.isEmpty else { return "No issuers." }
             let lines = rows.map { row in
                 let issuer = IssuerList.Issuer(row)
-                return "\(issuer.name)\t\(issuer.kind)\t\(issuer.region)\t\(issuer.fingerprint)…\t\(issuer.createdAt)"
+                return "\(issuer.name)\t\(issuer.kind)\t\(issuer.region)\t\(issuer.authority)\t\(issuer.fingerprint)…\t\(issuer.createdAt)"
             }
-            return (["ISSUER\tKIND\tREGION\tTOKEN\tCREATED"] + lines).joined(separator: "\n")
+            return (["ISSUER\tKIND\tREGION\tAUTHORITY\tTOKEN\tCREATED"] + lines).joined(separator: "\n")
         }
     }
 

@@ -54,6 +54,11 @@ public struct VerificationConfiguration: Sendable {
     /// `JWT_PUBLIC_KEY_FILES` (entries `path|issuer|audience`) and `JWT_JWKS_URL` with `JWT_JWKS_ISSUER` and
     /// `JWT_JWKS_AUDIENCE`.
     public var signingKeys: SigningKeySource
+    /// How an officer's token names the officer's health authority: the claim `authority`; else the claim
+    /// `OFFICER_AUTHORITY_CLAIM` names (default none; an identity provider's, say `groups`: a string or a list of
+    /// which exactly one element names an authority); else `OFFICER_DEFAULT_AUTHORITY` (default `default`; set empty,
+    /// a token that names no authority is refused).
+    public var officerAuthorities: OfficerAuthorityPolicy
     public var jwksRefreshInterval: Duration
     public var retentionInterval: Duration
     /// The daily statistics' readers, flush interval and retention (`STATISTICS_*`, docs/statistics.md).
@@ -130,9 +135,23 @@ public struct VerificationConfiguration: Sendable {
             jwksBinding = TokenBinding(issuer: try settings.requiredString("JWT_JWKS_ISSUER"), audience: try settings.requiredString("JWT_JWKS_AUDIENCE"))
         }
         signingKeys = SigningKeySource(jwksURL: jwksURL, jwksBinding: jwksBinding, publicKeyFiles: keyFiles)
+        officerAuthorities = OfficerAuthorityPolicy(
+            claim: try settings.optionalString("OFFICER_AUTHORITY_CLAIM"),
+            defaultAuthority: try Self.defaultAuthority(settings)
+        )
         jwksRefreshInterval = try settings.duration("JWKS_REFRESH_INTERVAL", default: .seconds(300), minimum: .seconds(10))
         retentionInterval = try settings.duration("RETENTION_INTERVAL", default: .seconds(3600), minimum: .seconds(1))
         statistics = try StatisticsSettings(settings)
+    }
+
+    /// `OFFICER_DEFAULT_AUTHORITY`: `default` when unset, none when set empty, else an authority's id.
+    private static func defaultAuthority(_ settings: Settings) throws(ConfigurationError) -> String? {
+        guard let value = try settings.stringOrEmpty("OFFICER_DEFAULT_AUTHORITY") else { return Authority.defaultID }
+        if value.isEmpty { return nil }
+        guard Authority.isValidID(value) else {
+            throw ConfigurationError(variable: "OFFICER_DEFAULT_AUTHORITY", reason: "must be an authority's id (a-z, 0-9 and '-', at most 32) or empty, got '\(value)'")
+        }
+        return value
     }
 
     private static func region(_ settings: Settings, _ variable: String, default defaultValue: String) throws(ConfigurationError) -> String {

@@ -44,6 +44,7 @@ public enum VerificationService {
         // Codes people type are stored under the teleTAN keys; nothing of before keyed hashes needs the legacy form.
         let codeHashes = TypedSecretHasher(keys: configuration.teleTANHashKeys, acceptsLegacy: false)
         let codes = OneTimeCodeStore(database: database, hasher: codeHashes)
+        let authorities = AuthorityStore(database: database)
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat, lease: lifetimes.tanReservation),
@@ -53,7 +54,8 @@ public enum VerificationService {
                 baseURL: configuration.testResultURL, policy: configuration.testResultPolicy, serviceToken: testResultToken,
                 concurrency: configuration.testResultConcurrency, clock: environment.clock, http: http, logger: logger
             ),
-            officers: OfficerTokenVerifier(keys: keys, clock: environment.clock),
+            officers: OfficerTokenVerifier(keys: keys, clock: environment.clock, authorities: configuration.officerAuthorities),
+            authorities: authorities,
             lifetimes: lifetimes,
             rateLimit: configuration.teleTANRateLimit,
             teleTANGuesses: configuration.teleTANGuesses.makeThrottle(clock: environment.clock, random: environment.random),
@@ -93,7 +95,7 @@ public enum VerificationService {
         issuerRouter.add(middleware: JSONErrorMiddleware())
         issuerRouter.addLivenessRoute()
         IssuerAPI(
-            issuers: IssuerStore(database: database), codes: codes, lifetimes: lifetimes, limit: configuration.issuerRateLimit,
+            issuers: IssuerStore(database: database), authorities: authorities, codes: codes, lifetimes: lifetimes, limit: configuration.issuerRateLimit,
             codesIssued: api.codesIssued, statistics: statistics.counter, clock: environment.clock, random: environment.random, logger: logger
         ).register(on: issuerRouter, families: configuration.families)
 

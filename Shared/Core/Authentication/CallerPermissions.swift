@@ -8,38 +8,58 @@ import Foundation
 /// (the internet-facing officer application) cannot spend TANs or drain the code buckets, submission's cannot mint
 /// teleTANs.
 public struct CallerPermissions: Sendable, Equatable {
-    /// Caller name (as in `INTERNAL_API_TOKENS`) → the paths it may call.
+    /// Caller name (as in `INTERNAL_API_TOKENS`) → the paths it may call. A path segment `{…}` is a route template's
+    /// parameter (`/version/v1/authorities/{authorityId}`): it matches any one segment.
     public let routes: [String: Set<String>]
-    /// Every path some caller may call: the routes of the internal listener.
+    /// Every path some caller may call: the routes of the internal listener, as the OpenAPI document names them.
     public let paths: Set<String>
-    /// The same as `normalized(_:)` makes them, per caller and together.
-    private let normalizedRoutes: [String: Set<String>]
-    private let normalizedPaths: Set<String>
+    /// The same as `segments(_:)` makes them, per caller and together.
+    private let routeSegments: [String: [[String]]]
+    private let pathSegments: [[String]]
 
     public init(_ routes: [String: Set<String>]) {
         self.routes = routes
         paths = Set(routes.values.flatMap { $0 })
-        normalizedRoutes = routes.mapValues { Set($0.map(Self.normalized)) }
-        normalizedPaths = Set(paths.map(Self.normalized))
+        routeSegments = routes.mapValues { $0.map { Self.segments($0, decodingFirst: false) } }
+        pathSegments = paths.map { Self.segments($0, decodingFirst: false) }
     }
 
     /// Whether `caller` may call `path`; a caller or path the table does not name may not. A configured name is its
     /// service's name, or that name, `-` and anything (`submission-next`, the second token of a rotation).
     public func allows(_ caller: String, path: String) -> Bool {
-        normalizedRoutes[Self.service(of: caller)]?.contains(Self.normalized(path)) ?? false
+        Self.matches(path, any: routeSegments[Self.service(of: caller)] ?? [])
     }
 
     /// Whether `path` may reach one of the table's routes, however it is spelled: a path the router could match to a
-    /// route (`/version/v1/tans/reserve/`, `//version/v1/tans/reserve`, percent-encoded or in other case) must be
-    /// judged as that route, never let through as "no route of this listener".
+    /// route (`/version/v1/tans/reserve/`, `//version/v1/tans/reserve`, percent-encoded or in other case, or with an
+    /// encoded `/` inside a template's parameter) must be judged as that route, never let through as "no route of this
+    /// listener".
     public func guards(_ path: String) -> Bool {
-        normalizedPaths.contains(Self.normalized(path))
+        Self.matches(path, any: pathSegments)
     }
 
-    /// `path` without empty components, percent-encoding or upper case: at least as loose as any router's matching.
-    static func normalized(_ path: String) -> String {
-        let decoded = path.removingPercentEncoding ?? path
-        return "/" + decoded.split(separator: "/").joined(separator: "/").lowercased()
+    /// Whether one of the ways a router could read `path` matches one of `routes`: split at `/` then decoded (a
+    /// template's parameter may hold `%2F`), or decoded then split.
+    static func matches(_ path: String, any routes: [[String]]) -> Bool {
+        let readings = [segments(path, decodingFirst: false), segments(path, decodingFirst: true)]
+        return readings.contains { reading in routes.contains { route in matches(reading, route: route) } }
+    }
+
+    private static func matches(_ segments: [String], route: [String]) -> Bool {
+        guard segments.count == route.count else { return false }
+        return zip(segments, route).allSatisfy { segment, pattern in segment == pattern || isParameter(pattern) }
+    }
+
+    private static func isParameter(_ segment: String) -> Bool {
+        segment.hasPrefix("{") && segment.hasSuffix("}")
+    }
+
+    /// `path`'s segments without empty ones, percent-encoding or upper case: at least as loose as any router's
+    /// matching.
+    static func segments(_ path: String, decodingFirst: Bool) -> [String] {
+        let decode = { (text: String) in text.removingPercentEncoding ?? text }
+        let split = (decodingFirst ? decode(path) : path).split(separator: "/").map(String.init)
+        return split.map { (decodingFirst ? $0 : decode($0)).lowercased() }
     }
 
     /// The service a configured caller name stands for: the name up to its first `-`.
@@ -47,9 +67,9 @@ public struct CallerPermissions: Sendable, Equatable {
         String(caller.prefix { $0 != "-" })
     }
 
-    /// The callers that may call `path`, sorted.
+    /// The callers that may call `path` (a route of the table, or a path one of its templates matches), sorted.
     public func callers(of path: String) -> [String] {
-        routes.filter { $0.value.contains(path) }.keys.sorted()
+        routes.keys.filter { allows($0, path: path) }.sorted()
     }
 }
 
@@ -63,13 +83,14 @@ extension CallerPermissions {
 
     /// Verification's internal listener: submission verifies, reserves, confirms and releases TANs and redeems the
     /// other families' one-time codes for the phones' uploads; the portal issues teleTANs and one-time codes with an
-    /// officer's token.
+    /// officer's token and administers the health authorities.
     public static let verification = CallerPermissions([
         Caller.submission: [
             "/version/v1/tan/verify", "/version/v1/tans/verify", "/version/v1/tans/reserve", "/version/v1/tans/confirm",
             "/version/v1/tans/release", "/version/v1/codes/redeem",
         ],
-        Caller.portal: ["/version/v1/tan/teletan", "/version/v1/codes"],
+        // The health authorities: read with any officer's token, changed with a system administrator's.
+        Caller.portal: ["/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/authorities", "/version/v1/authorities/{authorityId}"],
     ])
 
     /// Test-result's internal listener: verification looks up results for the phones' polls.

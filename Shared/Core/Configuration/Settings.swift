@@ -65,6 +65,13 @@ public struct Settings: Sendable {
         try raw(variable)
     }
 
+    /// The text of a setting whose empty value means something of its own (`OFFICER_DEFAULT_AUTHORITY=`: none, where
+    /// leaving it out means the default): nil when it is absent, "" when it is set to nothing.
+    public func stringOrEmpty(_ variable: String) throws(ConfigurationError) -> String? {
+        if let value = try lookUp(variable) { return value }
+        return reader.string(forKey: ConfigKey(key(variable))) == "" ? "" : nil
+    }
+
     /// The path a setting names (`SIGNING_KEY_FILE`), or nil when it is not set; a file that is missing, unreadable,
     /// empty or, holding a secret, open to other users stops start-up (`SettingFile.check`).
     public func file(_ variable: String, holds contents: SettingFile.Contents) throws(ConfigurationError) -> String? {

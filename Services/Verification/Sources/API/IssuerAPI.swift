@@ -22,6 +22,9 @@ import VerificationDomain
 /// code). The apps never reach this listener: it binds `INTERNAL_BIND_HOST`.
 struct IssuerAPI: Sendable {
     let issuers: IssuerStore
+    /// The issuers' health authorities: a disabled one's issuers, or one's that may not issue their family or region,
+    /// issue nothing.
+    let authorities: AuthorityStore
     let codes: OneTimeCodeStore
     let lifetimes: Lifetimes
     let limit: IssuerRateLimit
@@ -76,7 +79,7 @@ struct IssuerAPI: Sendable {
               case let token = String(header.dropFirst("Bearer ".count)), IssuerToken.isWellFormed(token)
         else { return Self.plainText(.unauthorized, "unauthorized") }
         do {
-            guard let issuer = try await issuers.issuer(tokenHash: IssuerToken.hash(token)), issuer.kind == .covidShield else {
+            guard let issuer = try await issuer(token: token, kind: .covidShield) else {
                 return Self.plainText(.unauthorized, "unauthorized")
             }
             let code = try await issue(1, by: issuer, lifetime: lifetimes.covidShieldCode)[0]
@@ -173,8 +176,7 @@ struct IssuerAPI: Sendable {
             guard let envelope = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) as? [String: Any],
                   envelope.keys.count == 1, envelope["data"] != nil
             else { throw CallableError.badRequest }
-            guard let token = request.headers[HTTPField.Name("api-token")!], IssuerToken.isWellFormed(token),
-                  let issuer = try await issuers.issuer(tokenHash: IssuerToken.hash(token)), issuer.kind == .proteGO
+            guard let token = request.headers[HTTPField.Name("api-token")!], let issuer = try await issuer(token: token, kind: .proteGO)
             else { throw CallableError.permissionDenied }
             let result = try await work(issuer, body)
             return Self.json(.ok, ["result": result])
@@ -198,6 +200,17 @@ struct IssuerAPI: Sendable {
     }
 
     // MARK: Issuance
+
+    /// The issuer whose token `token` is, when it may issue codes of `kind` now: an issuer of that kind whose health
+    /// authority is enabled and may issue its family for its region. Nil for any other token, known or not, so that
+    /// each is answered as an unknown one: a disabled authority's systems learn nothing a stranger would not.
+    func issuer(token: String, kind: OneTimeCodeKind) async throws -> CodeIssuer? {
+        guard IssuerToken.isWellFormed(token), let issuer = try await issuers.issuer(tokenHash: IssuerToken.hash(token)), issuer.kind == kind,
+              let authority = try await authorities.authority(id: issuer.authority),
+              authority.issues(AppFamily(kind)), authority.serves(region: issuer.region)
+        else { return nil }
+        return issuer
+    }
 
     /// An issuer's hour or day is used up: nothing was issued.
     struct LimitReached: Error {

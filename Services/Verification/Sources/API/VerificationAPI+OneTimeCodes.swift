@@ -12,13 +12,7 @@ extension VerificationAPI {
             count("code_issue", "invalid")
             throw APIError.badRequest("This deployment does not serve the app family of \(kind.rawValue) codes.", code: "family_disabled")
         }
-        let officer: VerifiedOfficer
-        do {
-            officer = try await officers.officer(of: BearerToken.current)
-        } catch {
-            count("code_issue", "unauthorized")
-            throw APIError.unauthorized("A valid bearer token with the officer's roles is required.")
-        }
+        let (officer, authority) = try await officerAndAuthority(endpoint: "code_issue")
         guard officer.roles.contains(kind.requiredRole) else {
             count("code_issue", "missing_role")
             throw APIError.unauthorized("The token does not carry the role \(kind.requiredRole) needed for \(kind.rawValue) codes.")
@@ -28,28 +22,28 @@ extension VerificationAPI {
             count("code_issue", "invalid")
             throw APIError.badRequest("This deployment issues \(kind.rawValue) codes for the region \(region) only.", code: "unknown_region")
         }
+        try requireFamily(AppFamily(kind), of: authority, endpoint: "code_issue")
+        guard authority.serves(region: region) else {
+            count("code_issue", "region_not_allowed")
+            throw APIError.badRequest("Your health authority may not issue codes for the region \(region).", code: "region_not_allowed")
+        }
         let now = clock.now()
         let validUntil = now.adding(lifetimes.oneTimeCode(kind))
-        // Counted with the officer's teleTANs: the officer's counter first, then everyone's, and the new row, in one
-        // transaction, so a refused or failed request counts in neither.
-        let counters = [
-            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.officerScope(issuer: officer.issuer, subject: officer.subject), limit: rateLimit.perOfficer),
-            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.globalScope, limit: rateLimit.limit),
-        ]
+        // Counted with the officer's teleTANs: the officer's counter first, then the authority's, then everyone's, and
+        // the new row, in one transaction, so a refused or failed request counts in none.
+        let counters = issuanceCounters(officer, of: authority, now: now)
         switch try await codes.issue(
             kind: kind, region: region, count: 1, now: now, validUntil: validUntil,
-            counters: counters, windowStart: rateLimit.windowStart(now: now), random: random
+            counters: counters.counters, windowStart: rateLimit.windowStart(now: now), random: random
         ) {
         case .issued(let issued, let counts):
-            if rateLimit.decide(issuedInWindow: counts[1] - 1) == .allowedNearLimit {
-                logger.warning("teleTAN issuance above 80 % of the rate limit", metadata: ["limit": "\(rateLimit.limit)"])
-            }
+            warnNearLimit(counts, of: counters)
             codesIssued(kind.rawValue, "portal").increment()
             count("code_issue", "issued")
             return .created(.init(body: .json(.init(code: issued[0], kind: body.kind, region: region, validUntil: validUntil.epochSeconds))))
         case .refused(let counter):
             count("code_issue", "rate_limited")
-            throw refusal(counter: counter)
+            throw refusal(counters.limits[counter], authority: authority)
         }
     }
 

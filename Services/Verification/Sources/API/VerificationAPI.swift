@@ -19,6 +19,8 @@ struct VerificationAPI: APIProtocol {
     let teleTANHashes: TypedSecretHasher
     let testResults: TestResultLookup
     let officers: OfficerTokenVerifier
+    /// The health authorities: each officer's limits, families and regions (`VerificationAPI+Authorities`).
+    let authorities: AuthorityStore
     let lifetimes: Lifetimes
     let rateLimit: TeleTANRateLimit
     /// Wrong teleTAN guesses, per client address, per network, for all together and from the reserve.
@@ -227,37 +229,28 @@ struct VerificationAPI: APIProtocol {
 
     func createTeleTan(_ input: Operations.createTeleTan.Input) async throws -> Operations.createTeleTan.Output {
         let type = TeleTANType(rawValue: input.headers.X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE?.rawValue ?? "TEST") ?? .test
-        let officer: VerifiedOfficer
-        do {
-            officer = try await officers.officer(of: BearerToken.current)
-        } catch {
-            throw APIError.unauthorized("A valid bearer token with the officer's roles is required.")
-        }
+        let (officer, authority) = try await officerAndAuthority(endpoint: "teletan")
         guard officer.roles.contains(type.requiredRole) else {
             count("teletan", "missing_role")
             throw APIError.unauthorized("The token does not carry the role \(type.requiredRole) needed for \(type.rawValue) teleTANs.")
         }
+        try requireFamily(.cwa, of: authority, endpoint: "teletan")
         let now = clock.now()
         let request = try teleTANRequestKey(input.headers.Idempotency_hyphen_Key)
         if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
-        // The officer's counter first, then everyone's, and the new row, in one transaction: a refused or failed
-        // request counts in neither.
-        let counters = [
-            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.officerScope(issuer: officer.issuer, subject: officer.subject), limit: rateLimit.perOfficer),
-            TeleTANStore.IssuanceCounter(scope: TeleTANRateLimit.globalScope, limit: rateLimit.limit),
-        ]
+        // The officer's counter first, then the authority's, then everyone's, and the new row, in one transaction: a
+        // refused or failed request counts in none.
+        let counters = issuanceCounters(officer, of: authority, now: now)
         for _ in 0..<5 {
             let teleTAN = Codes.teleTAN(using: random)
             let sealed = try request.map { (keyHash: $0.lookupHash, sealedTeleTAN: try $0.seal(teleTAN, using: random)) }
             let validUntil = now.adding(lifetimes.teleTAN(type))
             switch try await teleTANs.issue(
                 hash: teleTANHashes.hash(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed,
-                counters: counters, windowStart: rateLimit.windowStart(now: now)
+                counters: counters.counters, windowStart: rateLimit.windowStart(now: now)
             ) {
             case .issued(let counts):
-                if rateLimit.decide(issuedInWindow: counts[1] - 1) == .allowedNearLimit {
-                    logger.warning("teleTAN issuance above 80 % of the rate limit", metadata: ["limit": "\(rateLimit.limit)"])
-                }
+                warnNearLimit(counts, of: counters)
                 teleTANsIssued(type.rawValue).increment()
                 statistics.count(VerificationFigures.teleTANsIssued)
                 statistics.count(VerificationFigures.teleTANsIssuedByOfficer, breakdown: officer.subject)
@@ -266,7 +259,7 @@ struct VerificationAPI: APIProtocol {
                 // A repeat of this request that took the last place while this one waited for the counter is still
                 // answered with its teleTAN.
                 if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
-                throw refusal(counter: counter)
+                throw refusal(counters.limits[counter], authority: authority)
             case .notStored:
                 // A repeat of this request that arrived while it ran stored its teleTAN first: both answer with that one.
                 if let answer = try await answerToRepeat(of: request, type: type, now: now) { return answer }
@@ -275,16 +268,6 @@ struct VerificationAPI: APIProtocol {
         throw APIError.internalError("Could not generate a unique teleTAN.")
     }
 
-    /// The answer when the issuance counter at index `counter` (the officer's, then everyone's) is at its limit.
-    func refusal(counter: Int) -> APIError {
-        if counter == 0 {
-            logger.notice("teleTAN limit of one officer reached", metadata: ["limit": "\(rateLimit.perOfficer)"])
-            return APIError.tooManyRequests("Your limit of teleTANs per period is reached; try again later.")
-        }
-        countRateLimited("teletan_issuance")
-        logger.warning("teleTAN rate limit reached", metadata: ["limit": "\(rateLimit.limit)"])
-        return APIError.tooManyRequests("The limit of teleTANs per period is reached; try again later.")
-    }
 
     /// The idempotency key's storage form; nil without one.
     private func teleTANRequestKey(_ header: String?) throws(APIError) -> TeleTANRequestKey? {

@@ -35,6 +35,7 @@ struct IssuersCommand: SubcommandGroup {
         @Option(help: "1 to 64 letters, digits, '-', '_' or '.'.") var name: String
         @Option(help: "covidshield or protego.") var kind: String
         @Option(help: "The region its codes are for (default: COVIDSHIELD_REGION or PROTEGO_REGION).") var region: String?
+        @Option(help: "The health authority it issues for (see `authorities list`).") var authority: String = Authority.defaultID
         @OptionGroup var settings: SettingsOptions
 
         /// Wrong words are refused before the database is opened.
@@ -42,15 +43,20 @@ struct IssuersCommand: SubcommandGroup {
             guard CodeIssuer.isValidName(name) else { throw ValidationError("--name has 1 to 64 letters, digits, '-', '_' or '.'") }
             guard OneTimeCodeKind(rawValue: kind.uppercased()) != nil else { throw ValidationError("--kind is covidshield or protego, got '\(kind)'") }
             if let region, !OneTimeCodeRegions.isValid(region) { throw ValidationError("--region has 1 to 16 letters, digits, '_' or '-'") }
+            guard Authority.isValidID(authority) else { throw ValidationError("--authority is an authority's id (a-z, 0-9 and '-'), got '\(authority)'") }
         }
 
         func output(store: IssuerStore, configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {
-            try await VerificationAdmin.add(name: name, kind: kind, region: region, store: store, configuration: configuration, environment: environment)
+            try await VerificationAdmin.add(
+                name: name, kind: kind, region: region, authority: authority, store: store, configuration: configuration, environment: environment
+            )
         }
     }
 
     struct List: IssuersAction {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the issuers: name, kind, region, token fingerprint, created.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the issuers: name, kind, region, health authority, token fingerprint, created."
+        )
         @OptionGroup var output: ListOutputOptions
         @OptionGroup var settings: SettingsOptions
 
@@ -72,13 +78,16 @@ struct IssuersCommand: SubcommandGroup {
     }
 }
 
-/// `issuers list --json`: `{"issuers": [{"name", "kind", "region", "fingerprint", "createdAt"}]}`, the rows of the table.
+/// `issuers list --json`: `{"issuers": [{"name", "kind", "region", "authority", "fingerprint", "createdAt"}]}`, the rows of
+/// the table.
 struct IssuerList: Encodable {
     struct Issuer: Encodable {
         let name: String
         /// `covidshield` or `protego`, as `issuers add --kind` takes it.
         let kind: String
         let region: String
+        /// The health authority it issues for.
+        let authority: String
         /// The first characters of the stored hash of its token (the table adds `…`).
         let fingerprint: String
         let createdAt: String
@@ -87,6 +96,7 @@ struct IssuerList: Encodable {
             name = summary.issuer.name
             kind = summary.issuer.kind.rawValue.lowercased()
             region = summary.issuer.region
+            authority = summary.issuer.authority
             fingerprint = summary.fingerprint
             createdAt = Date.iso8601(summary.createdAt)
         }

@@ -11,8 +11,8 @@ public struct IssuerSummary: Sendable, Equatable {
     public let fingerprint: String
 }
 
-/// Queries on `code_issuers`: the health-authority systems that issue one-time codes, each bound to a kind and a
-/// region, with the SHA-256 of its bearer token (`IssuerToken`).
+/// Queries on `code_issuers`: the health-authority systems that issue one-time codes, each bound to a kind, a region
+/// and its health authority, with the SHA-256 of its bearer token (`IssuerToken`).
 public struct IssuerStore: Sendable {
     let database: Database
 
@@ -24,8 +24,9 @@ public struct IssuerStore: Sendable {
     public func add(_ issuer: CodeIssuer, tokenHash: String, now: Date) async throws -> Bool {
         try await database.withConnection { connection in
             try await !connection.raw("""
-                INSERT INTO code_issuers (name, token_hash, kind, region, created_at)
-                VALUES (\(bind: issuer.name), \(bind: tokenHash), \(bind: issuer.kind.rawValue), \(bind: issuer.region), \(bind: now.epochSeconds))
+                INSERT INTO code_issuers (name, token_hash, kind, region, authority, created_at)
+                VALUES (\(bind: issuer.name), \(bind: tokenHash), \(bind: issuer.kind.rawValue), \(bind: issuer.region), \(bind: issuer.authority),
+                        \(bind: now.epochSeconds))
                 ON CONFLICT (name) DO NOTHING RETURNING name
                 """).all().isEmpty
         }
@@ -35,7 +36,7 @@ public struct IssuerStore: Sendable {
     public func issuer(tokenHash: String) async throws -> CodeIssuer? {
         try await database.withConnection { connection in
             guard let row = try await connection.raw("""
-                SELECT name, kind, region FROM code_issuers WHERE token_hash = \(bind: tokenHash)
+                SELECT name, kind, region, authority FROM code_issuers WHERE token_hash = \(bind: tokenHash)
                 """).first()
             else { return nil }
             return try Self.issuer(row)
@@ -44,7 +45,7 @@ public struct IssuerStore: Sendable {
 
     public func list() async throws -> [IssuerSummary] {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT name, kind, region, token_hash, created_at FROM code_issuers ORDER BY name").all().compactMap { row in
+            try await connection.raw("SELECT name, kind, region, authority, token_hash, created_at FROM code_issuers ORDER BY name").all().compactMap { row in
                 guard let issuer = try Self.issuer(row) else { return nil }
                 return IssuerSummary(
                     issuer: issuer, createdAt: try row.decode(column: "created_at", as: Int64.self),
@@ -65,7 +66,8 @@ public struct IssuerStore: Sendable {
     private static func issuer(_ row: any SQLRow) throws -> CodeIssuer? {
         guard let kind = OneTimeCodeKind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
         return CodeIssuer(
-            name: try row.decode(column: "name", as: String.self), kind: kind, region: try row.decode(column: "region", as: String.self)
+            name: try row.decode(column: "name", as: String.self), kind: kind, region: try row.decode(column: "region", as: String.self),
+            authority: try row.decode(column: "authority", as: String.self)
         )
     }
 }

@@ -142,6 +142,36 @@ enum VerificationMigrations {
             """,
             "CREATE INDEX code_issuance_audit_issued_at ON code_issuance_audit (issued_at)",
         ]),
+        // Health authorities, the installation's tenants (`AuthorityStore`): what each may issue (families, regions as
+        // comma lists; no regions is every region), its own limits (NULL for none), when it was disabled. Every issuer
+        // belongs to one. An installation of before has one authority, `default`, which may issue everything with no
+        // limits of its own, so its officers (whose tokens name no authority) and its issuers go on as they did.
+        Migration(version: 11, name: "health authorities as tenants") { dialect in
+            let now = switch dialect {
+            case .sqlite: "CAST(strftime('%s', 'now') AS BIGINT)"
+            case .postgres: "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)"
+            }
+            return [
+                """
+                CREATE TABLE authorities (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    regions TEXT NOT NULL,
+                    families TEXT NOT NULL,
+                    teletans_per_hour INTEGER,
+                    teletans_per_day INTEGER,
+                    disabled_at BIGINT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                INSERT INTO authorities (id, name, regions, families, teletans_per_hour, teletans_per_day, disabled_at, created_at, updated_at)
+                VALUES ('default', 'Default health authority', '', 'cwa,covidshield,protego', NULL, NULL, NULL, \(now), \(now))
+                """,
+                "ALTER TABLE code_issuers ADD COLUMN authority TEXT NOT NULL DEFAULT 'default'",
+            ]
+        },
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }

@@ -1,0 +1,142 @@
+import ArgumentParser
+import ExposureCore
+import Foundation
+import Logging
+import VerificationDomain
+
+/// An `authorities` subcommand: works on the health authorities of the configured database.
+protocol AuthoritiesAction: AsyncParsableCommand, SettingsCommand {
+    func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String
+}
+
+extension AuthoritiesAction {
+    func run() async throws {
+        let configuration = try settings.read { try VerificationConfiguration($0) }
+        let environment = ServiceEnvironment(logger: Logger(label: "exposure.verification"))
+        print(try await VerificationAdmin.withDatabase(configuration, environment: environment) {
+            try await output(store: AuthorityStore(database: $0), environment: environment)
+        })
+    }
+}
+
+/// `verification-service authorities list|add|disable|enable`: the health authorities, for operators without the
+/// portal (which changes them through `/version/v1/authorities`).
+struct AuthoritiesCommand: SubcommandGroup {
+    static let configuration = CommandConfiguration(
+        commandName: "authorities",
+        abstract: "Manage the health authorities: their officers' and issuers' families, regions and limits.",
+        subcommands: [List.self, Add.self, Disable.self, Enable.self]
+    )
+
+    struct List: AuthoritiesAction {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the authorities: id, name, families, regions, limits per hour and day, state."
+        )
+        @OptionGroup var output: ListOutputOptions
+        @OptionGroup var settings: SettingsOptions
+
+        func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
+            let rows = try await store.list().map(AuthorityList.Authority.init)
+            return try output.render(AuthorityList(authorities: rows)) {
+                let lines = rows.map { row in
+                    let limit = { (value: Int?) in value.map(String.init) ?? "-" }
+                    return [
+                        row.id, row.name, row.families.joined(separator: ","), row.regions.isEmpty ? "all" : row.regions.joined(separator: ","),
+                        limit(row.teleTansPerHour), limit(row.teleTansPerDay), row.disabled ? "disabled" : "enabled",
+                    ].joined(separator: "\t")
+                }
+                return (["AUTHORITY\tNAME\tFAMILIES\tREGIONS\tPER HOUR\tPER DAY\tSTATE"] + lines).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Add: AuthoritiesAction {
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Create a health authority.")
+        @Option(help: "1 to 32 of a-z, 0-9 and '-', not starting with '-'; never changes.") var id: String
+        @Option(help: "1 to 100 characters.") var name: String
+        @Option(help: "Comma list of cwa, covidshield, protego.") var families = AppFamily.allCases.map(\.rawValue).joined(separator: ",")
+        @Option(help: "Comma list of the regions its codes may be issued for (default: every region).") var regions = ""
+        @Option(name: .customLong("per-hour"), help: "teleTANs and codes its officers may issue together in a clock hour (default: no limit of its own).")
+        var perHour: Int?
+        @Option(name: .customLong("per-day"), help: "The same per UTC day.") var perDay: Int?
+        @OptionGroup var settings: SettingsOptions
+
+        /// Wrong words are refused before the database is opened.
+        func validate() throws {
+            _ = try authoritySettings()
+        }
+
+        func authoritySettings() throws -> AuthoritySettings {
+            guard Authority.isValidID(id) else { throw ValidationError("--id has 1 to 32 of a-z, 0-9 and '-', not starting with '-', got '\(id)'") }
+            guard let parsed = AppFamily.parseList(families) else {
+                throw ValidationError("--families is a comma list of cwa, covidshield and protego, got '\(families)'")
+            }
+            let settings = AuthoritySettings(
+                name: name, regions: regions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, families: parsed,
+                teleTANsPerHour: perHour, teleTANsPerDay: perDay
+            )
+            if let problem = settings.problem { throw ValidationError(problem) }
+            return settings
+        }
+
+        func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
+            guard try await store.create(id: id, settings: try authoritySettings(), now: environment.clock.now()) != nil else {
+                throw UsageError("a health authority \(id) exists")
+            }
+            return "Health authority \(id) created. Its officers' tokens name it in the claim `authority`; add its issuers with `issuers add --authority \(id)`."
+        }
+    }
+
+    struct Disable: AuthoritiesAction {
+        static let configuration = CommandConfiguration(
+            commandName: "disable", abstract: "Disable an authority: its officers and issuers issue nothing; its settings and history stay."
+        )
+        @Option var id: String
+        @OptionGroup var settings: SettingsOptions
+
+        func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
+            guard try await store.setDisabled(id: id, true, now: environment.clock.now()) != nil else { throw UsageError("no health authority \(id)") }
+            return "Health authority \(id) disabled."
+        }
+    }
+
+    struct Enable: AuthoritiesAction {
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable a disabled authority again.")
+        @Option var id: String
+        @OptionGroup var settings: SettingsOptions
+
+        func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
+            guard try await store.setDisabled(id: id, false, now: environment.clock.now()) != nil else { throw UsageError("no health authority \(id)") }
+            return "Health authority \(id) enabled."
+        }
+    }
+}
+
+/// `authorities list --json`: `{"authorities": [{"id", "name", "families", "regions", "teleTansPerHour", "teleTansPerDay",
+/// "disabled", "createdAt"}]}`, the API's fields (`createdAt` as ISO 8601).
+struct AuthorityList: Encodable {
+    struct Authority: Encodable {
+        let id: String
+        let name: String
+        let families: [String]
+        /// Empty for every region.
+        let regions: [String]
+        let teleTansPerHour: Int?
+        let teleTansPerDay: Int?
+        let disabled: Bool
+        let createdAt: String
+
+        init(_ authority: VerificationDomain.Authority) {
+            id = authority.id
+            name = authority.settings.name
+            families = authority.settings.families.sorted().map(\.rawValue)
+            regions = authority.settings.regions
+            teleTansPerHour = authority.settings.teleTANsPerHour
+            teleTansPerDay = authority.settings.teleTANsPerDay
+            disabled = authority.settings.disabled
+            createdAt = Date.iso8601(authority.createdAt)
+        }
+    }
+
+    let authorities: [Authority]
+}
