@@ -17,11 +17,23 @@ import Testing
     /// The samples an observer could compare, from the process's registry (every service of the stack shares it).
     /// A request's duration is on the wire already and drawn from one distribution for both kinds (privacy.md,
     /// "Timing"): its histogram's buckets and sum are left out, its count is not.
+    ///
+    /// The pools' load gauges (`database_connections_in_use`, `database_operations_waiting`) are read once the pools are
+    /// idle: a background job (a statistics flush, a retention round) holding a connection at the moment of a reading
+    /// moves them for neither kind of request, and did once in CI. A request that left a connection held would keep
+    /// them from settling, and the comparison would see it.
     static func snapshot(_ stack: RealVerificationStack) async throws -> [String: Double] {
-        let text = try await stack.management[VerificationService.name]!.get("/metrics").text
-        return PrometheusText.samples(in: text).filter { series, _ in
-            !(series.hasPrefix("http_request_duration_seconds_bucket") || series.hasPrefix("http_request_duration_seconds_sum"))
+        var samples: [String: Double] = [:]
+        for _ in 0..<50 {
+            let text = try await stack.management[VerificationService.name]!.get("/metrics").text
+            samples = PrometheusText.samples(in: text).filter { series, _ in
+                !(series.hasPrefix("http_request_duration_seconds_bucket") || series.hasPrefix("http_request_duration_seconds_sum"))
+            }
+            let load = samples.filter { $0.key.hasPrefix("database_connections_in_use") || $0.key.hasPrefix("database_operations_waiting") }
+            if load.values.allSatisfy({ $0 == 0 }) { break }
+            try await Task.sleep(for: .milliseconds(100))
         }
+        return samples
     }
 
     static func difference(_ before: [String: Double], _ after: [String: Double]) -> [String: Double] {
