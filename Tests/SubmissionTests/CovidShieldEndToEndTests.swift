@@ -62,15 +62,18 @@ import Testing
     /// network), and a phone of another network claims its pair.
     @Test(arguments: TestDatabase.all)
     func wrongCodesFromManyNetworksBlockNoClaimElsewhere(kind: TestDatabase) async throws {
-        // The harness's client is the trusted proxy: `X-Forwarded-For` names the phone.
-        try await RealVerificationStack.run(kind, settings: [.submission: ["TRUSTED_PROXIES": "127.0.0.1"]]) { stack in
+        // The harness's client is the trusted proxy: `X-Forwarded-For` names the phone. The attack's speed is not
+        // what is tested (the buckets count guesses, not their rate), so a few connections and a patient call to
+        // verification keep a loaded CI machine from turning a guess into a timeout that counts as no answer.
+        let settings: [String: String] = ["TRUSTED_PROXIES": "127.0.0.1", "VERIFICATION_TIMEOUT": "30s"]
+        try await RealVerificationStack.run(kind, settings: [.submission: settings]) { stack in
             let code = try await Self.issueCode(stack)
             let random = SeededRandomSource(seed: 81)
             let claims = try (0..<500).map { n in
                 let wrong = String(format: "%08d", Int(random.uniform(below: 100_000_000)))
                 return (body: CovidShieldWire.claimRequest(code: wrong, appKey: try CryptoBox.keyPair(using: random).publicKey), address: "127.1.\(n % 10).\(n % 250 / 10 + 1)")
             }
-            let statuses = try await withManyConnections(64) { http in
+            let statuses = try await withManyConnections(16) { http in
                 let submission = stack.submission.using(http)
                 return try await concurrently(over: claims) { claim in
                     try await submission.postRaw(
@@ -80,8 +83,9 @@ import Testing
             }
             // The wrong codes looked up: the kind's shared burst and at most one per network from the reserve.
             let wrongAnswers = statuses.filter { $0 == 401 }.count
-            #expect(wrongAnswers >= 30 && wrongAnswers <= 40)
-            #expect(!statuses.contains(200))
+            let answers = Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count)
+            #expect(wrongAnswers >= 30 && wrongAnswers <= 40, "answers by status: \(answers)")
+            #expect(Set(statuses).isSubset(of: [401, 429]), "answers by status: \(answers)")
             let app = try CryptoBox.keyPair(using: SystemRandomSource())
             let claim = try await stack.submission.postRaw(
                 "/claim-key", CovidShieldWire.claimRequest(code: code, appKey: app.publicKey),
