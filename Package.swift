@@ -429,7 +429,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: [
-            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
+            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "Submission", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
         ], swiftSettings: swiftSettings),
     ]
 )

@@ -4,6 +4,9 @@ import Foundation
 @testable import PortalDomain
 import Testing
 @testable import Portal
+@testable import Submission
+@testable import TestResult
+@testable import Verification
 
 /// The portal speaks English, German, French and Polish: every text exists in every language with the same
 /// placeholders, no page shows a raw key or an unfilled placeholder, and the switcher's choice is remembered.
@@ -41,6 +44,18 @@ import Testing
                 #expect(!text.trimmingCharacters(in: .whitespaces).isEmpty, "\(language) \(name)")
                 #expect(Self.placeholders(text) == Self.placeholders(english[name] ?? ""), "\(language) \(name)")
             }
+        }
+    }
+
+    /// Every daily figure a service counts has a title in every language and a place on the statistics page, so that a
+    /// new figure cannot reach a supervisor as its raw name.
+    @Test func everyServicesFigureHasATitleAndAPlace() {
+        let figures = VerificationFigures.all.map(\.name) + [
+            TestResultAPI.labResultsReceived.name, KeyIntake.keysSubmitted.name, KeyIntake.keysPublished.name,
+        ]
+        for name in figures {
+            #expect(PortalWeb.figureOrder.contains(name), "\(name)")
+            for language in Language.allCases { #expect(language.statisticsTexts.figures[name] != nil, "\(language) \(name)") }
         }
     }
 

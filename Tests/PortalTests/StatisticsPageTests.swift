@@ -33,7 +33,8 @@ import FoundationXML
             #expect(page.text.contains(#"id="nav-statistics""#))
             #expect(page.text.contains(#"<td>\#(day)</td><td>1</td>"#))
             let svgs = try Self.svgs(in: page.text)
-            #expect(svgs.count == 2)  // in total and by officer
+            #expect(svgs.count == 3)  // in total, by officer and by health authority
+            #expect(page.text.contains(#"id="figure-verification-teletans-issued-by-authority""#))
             for svg in svgs { try Self.expectWellFormedXML(svg) }
             #expect(svgs[0].contains("<title>\(day): 1</title>"))
 
@@ -46,6 +47,7 @@ import FoundationXML
             #expect(lines.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 5 })
             #expect(lines.contains("verification,\(day),teletans_issued,,1"))
             #expect(lines.contains("verification,\(day),teletans_issued_by_officer,hanna,1"))
+            #expect(lines.contains("verification,\(day),teletans_issued_by_authority,default,1"))
 
             let json = try await supervisor.get("/statistics.json?days=7")
             Covers.status(200, of: "GET /statistics.json", json)

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import ExposureTestSupport
 import Foundation
 import JWTKit
@@ -158,6 +159,26 @@ import Testing
             Covers.status(429, of: "POST /version/v1/tan/teletan", stillLimited, error: "authority_rate_limited")
             #expect(try await h.rows("teletans") == 1)
             #expect(try await h.rows("one_time_codes") == 2)
+        }
+    }
+
+    /// The daily statistics count teleTANs and codes per authority, officers' and issuers' codes together; refused
+    /// requests count nothing.
+    @Test(arguments: TestDatabase.all)
+    func issuanceIsCountedPerAuthorityInTheDailyStatistics(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind, environment: StatisticsTests.settings) { h in
+            try await h.addAuthority("ha-a", families: "cwa,protego")
+            let ofA = try await h.officerToken(roles: ["c19hotline"], authority: "ha-a")
+            try #require(try await h.createTeleTAN(token: ofA).status == 201)
+            try #require(try await h.issueCode("PROTEGO", token: ofA).status == 201)
+            try #require(try await h.issueCode("COVIDSHIELD", token: ofA).status == 400)
+            try #require(try await h.createTeleTAN(token: try await h.officerToken(roles: ["c19hotline"])).status == 201)
+            let issuer = try await h.addIssuer("gis-pl", kind: "protego", authority: "ha-a")
+            try #require(try await h.callable("/generateCodesBatch", #"{"data":{"numberOfCodes":2,"duration":1800}}"#, token: issuer).status == 200)
+            let today = StatisticsDay(of: h.clock.now())
+            let counts = try await StatisticsTests.eventually(h, from: today, to: today) { $0["codes_issued_by_authority/ha-a"] == 3 }
+            #expect(counts["teletans_issued_by_authority/ha-a"] == 1 && counts["teletans_issued_by_authority/default"] == 1)
+            #expect(counts["codes_issued_by_authority/ha-a"] == 3 && counts["codes_issued_by_authority/default"] == nil)
         }
     }
 

@@ -24,8 +24,11 @@ import Testing
             // Refused requests count nothing.
             _ = try await h.createTeleTAN(token: nil)
             let today = StatisticsDay(of: h.clock.now())
-            let counts = try await Self.eventually(h, from: today, to: today) { $0["teletans_issued"] == 3 }
-            #expect(counts == ["teletans_issued": 3, "teletans_issued_by_officer/officer-1": 2, "teletans_issued_by_officer/officer-2": 1])
+            let counts = try await Self.eventually(h, from: today, to: today) { $0["teletans_issued"] == 3 && $0["teletans_issued_by_authority/default"] == 3 }
+            #expect(counts == [
+                "teletans_issued": 3, "teletans_issued_by_officer/officer-1": 2, "teletans_issued_by_officer/officer-2": 1,
+                "teletans_issued_by_authority/default": 3,
+            ])
         }
     }
 
@@ -121,11 +124,11 @@ import Testing
         try await VerificationHarness.run(on: kind, environment: Self.settings) { h in
             try #require(try await h.createTeleTAN(token: try await h.officerToken(roles: ["c19hotline"], subject: "anna, of \"B\"")).status == 201)
             let today = StatisticsDay(of: h.clock.now())
-            _ = try await Self.eventually(h, from: today, to: today) { $0["teletans_issued"] == 1 }
+            _ = try await Self.eventually(h, from: today, to: today) { $0["teletans_issued"] == 1 && $0["teletans_issued_by_authority/default"] == 1 }
             let csv = try await h.management.get("\(Self.path)?from=\(today)&to=\(today)&format=csv", headers: Self.reader)
             #expect(csv.status == 200)
             #expect(csv.header("Content-Type")?.hasPrefix("text/csv") == true)
-            #expect(csv.text == "day,figure,breakdown,count\r\n\(today),teletans_issued,,1\r\n\(today),teletans_issued_by_officer,\"anna, of \"\"B\"\"\",1\r\n")
+            #expect(csv.text == "day,figure,breakdown,count\r\n\(today),teletans_issued,,1\r\n\(today),teletans_issued_by_authority,default,1\r\n\(today),teletans_issued_by_officer,\"anna, of \"\"B\"\"\",1\r\n")
         }
     }
 

@@ -20,8 +20,9 @@ extension PortalWeb {
     static let statisticsPeriods = [28, 7, 90, 365]
     /// The figures in the order the page shows them; figures it does not know follow, by name.
     static let figureOrder = [
-        "teletans_issued", "teletans_issued_by_officer", "codes_issued_by_issuer", "registrations", "tans_issued", "tans_redeemed",
-        "lab_results_received", "keys_submitted", "keys_published",
+        "teletans_issued", "teletans_issued_by_officer", "teletans_issued_by_authority", "codes_issued_by_issuer",
+        "codes_issued_by_authority", "registrations", "tans_issued", "tans_redeemed", "lab_results_received", "keys_submitted",
+        "keys_published",
     ]
 
     /// `GET /statistics?days=N`.

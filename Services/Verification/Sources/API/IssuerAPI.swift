@@ -231,6 +231,7 @@ struct IssuerAPI: Sendable {
         case .issued(let issued, _):
             codesIssued(issuer.kind.rawValue, "issuer").increment(by: count)
             statistics.count(VerificationFigures.codesIssuedByIssuer, breakdown: issuer.name, by: count)
+            statistics.count(VerificationFigures.codesIssuedByAuthority, breakdown: issuer.authority, by: count)
             logger.info("one-time codes issued", metadata: ["issuer": "\(issuer.name)", "kind": "\(issuer.kind.rawValue)", "count": "\(count)"])
             return issued
         case .refused(let index):

@@ -39,6 +39,7 @@ extension VerificationAPI {
         case .issued(let issued, let counts):
             warnNearLimit(counts, of: counters)
             codesIssued(kind.rawValue, "portal").increment()
+            statistics.count(VerificationFigures.codesIssuedByAuthority, breakdown: authority.id)
             count("code_issue", "issued")
             return .created(.init(body: .json(.init(code: issued[0], kind: body.kind, region: region, validUntil: validUntil.epochSeconds))))
         case .refused(let counter):

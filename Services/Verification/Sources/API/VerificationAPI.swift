@@ -254,6 +254,7 @@ struct VerificationAPI: APIProtocol {
                 teleTANsIssued(type.rawValue).increment()
                 statistics.count(VerificationFigures.teleTANsIssued)
                 statistics.count(VerificationFigures.teleTANsIssuedByOfficer, breakdown: officer.subject)
+                statistics.count(VerificationFigures.teleTANsIssuedByAuthority, breakdown: authority.id)
                 return .created(.init(body: .json(.init(value: teleTAN))))
             case .refused(let counter):
                 // A repeat of this request that took the last place while this one waited for the counter is still

@@ -16,5 +16,14 @@ enum VerificationFigures {
     /// `issuers add`); a batch counts each of its codes. Not app-side: the issuers' requests.
     static let codesIssuedByIssuer = DailyFigure("codes_issued_by_issuer", isAppSide: false)
 
-    static let all = [teleTANsIssued, teleTANsIssuedByOfficer, registrations, tansIssued, tansRedeemed, codesIssuedByIssuer]
+    /// teleTANs issued to officers, by their health authority (`Authority.id`).
+    static let teleTANsIssuedByAuthority = DailyFigure("teletans_issued_by_authority", isAppSide: false)
+    /// One-time codes issued, by the health authority of the officer or issuer that asked (`Authority.id`); a batch
+    /// counts each of its codes.
+    static let codesIssuedByAuthority = DailyFigure("codes_issued_by_authority", isAppSide: false)
+
+    static let all = [
+        teleTANsIssued, teleTANsIssuedByOfficer, registrations, tansIssued, tansRedeemed, codesIssuedByIssuer, teleTANsIssuedByAuthority,
+        codesIssuedByAuthority,
+    ]
 }
