@@ -202,7 +202,7 @@ import Testing
         #expect(AuthorityNaming.oneOf(["staff", "b"]).choose(among: ["b"]) == "b")
         #expect(AuthorityNaming.oneOf(["a", "b"]).choose(among: ["a", "b"]) == nil)
         #expect(AuthorityNaming.unnamed.choose(among: []) == nil)
-        #expect(Authority.isValidID("ha-1") && Authority.isValidID(String(repeating: "a", count: 32)))
-        for bad in ["", "-a", "A", "a_b", "a.b", String(repeating: "a", count: 33), "ä"] { #expect(!Authority.isValidID(bad), "\(bad)") }
+        #expect(AuthorityID.isWellFormed("ha-1") && AuthorityID.isWellFormed(String(repeating: "a", count: 32)))
+        for bad in ["", "-a", "A", "a_b", "a.b", String(repeating: "a", count: 33), "ä"] { #expect(!AuthorityID.isWellFormed(bad), "\(bad)") }
     }
 }

@@ -1,3 +1,5 @@
+import ExposureRules
+
 /// How an identity provider's token names the officer's health authority (`OIDC_AUTHORITY_CLAIM`): a claim holding
 /// one string or a list of strings (a group claim), each read after an optional prefix (`OIDC_AUTHORITY_PREFIX`,
 /// e.g. `/authorities/` for Keycloak groups). Exactly one authority must be named: a token naming none, or two, is

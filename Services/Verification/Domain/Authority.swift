@@ -30,12 +30,6 @@ public struct Authority: Sendable, Equatable {
     public func serves(region: String) -> Bool {
         settings.regions.isEmpty || settings.regions.contains(region)
     }
-
-    /// `^[a-z0-9][a-z0-9-]*$`, at most 32 characters (openapi/verification.yaml, `AuthorityID`).
-    public static func isValidID(_ text: String) -> Bool {
-        guard let first = text.utf8.first, text.utf8.count <= 32, first != 0x2D else { return false }
-        return text.utf8.allSatisfy { c in (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7A) || c == 0x2D }
-    }
 }
 
 /// What is set of an authority: what it may issue, its limits, whether it is disabled.

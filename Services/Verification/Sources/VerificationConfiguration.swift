@@ -148,7 +148,7 @@ public struct VerificationConfiguration: Sendable {
     private static func defaultAuthority(_ settings: Settings) throws(ConfigurationError) -> String? {
         guard let value = try settings.stringOrEmpty("OFFICER_DEFAULT_AUTHORITY") else { return Authority.defaultID }
         if value.isEmpty { return nil }
-        guard Authority.isValidID(value) else {
+        guard AuthorityID.isWellFormed(value) else {
             throw ConfigurationError(variable: "OFFICER_DEFAULT_AUTHORITY", reason: "must be an authority's id (a-z, 0-9 and '-', at most 32) or empty, got '\(value)'")
         }
         return value

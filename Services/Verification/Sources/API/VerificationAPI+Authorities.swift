@@ -158,7 +158,7 @@ extension VerificationAPI {
     }
 
     private static func authorityID(_ text: String) throws(APIError) -> String {
-        guard Authority.isValidID(text) else {
+        guard AuthorityID.isWellFormed(text) else {
             throw APIError.badRequest("An authority's id has 1 to 32 of a-z, 0-9 and '-', and does not start with '-'.", code: "invalid_authority")
         }
         return text

@@ -67,7 +67,7 @@ struct AuthoritiesCommand: SubcommandGroup {
         }
 
         func authoritySettings() throws -> AuthoritySettings {
-            guard Authority.isValidID(id) else { throw ValidationError("--id has 1 to 32 of a-z, 0-9 and '-', not starting with '-', got '\(id)'") }
+            guard AuthorityID.isWellFormed(id) else { throw ValidationError("--id has 1 to 32 of a-z, 0-9 and '-', not starting with '-', got '\(id)'") }
             guard let parsed = AppFamily.parseList(families) else {
                 throw ValidationError("--families is a comma list of cwa, covidshield and protego, got '\(families)'")
             }

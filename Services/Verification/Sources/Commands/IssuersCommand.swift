@@ -43,7 +43,7 @@ struct IssuersCommand: SubcommandGroup {
             guard CodeIssuer.isValidName(name) else { throw ValidationError("--name has 1 to 64 letters, digits, '-', '_' or '.'") }
             guard OneTimeCodeKind(rawValue: kind.uppercased()) != nil else { throw ValidationError("--kind is covidshield or protego, got '\(kind)'") }
             if let region, !OneTimeCodeRegions.isValid(region) { throw ValidationError("--region has 1 to 16 letters, digits, '_' or '-'") }
-            guard Authority.isValidID(authority) else { throw ValidationError("--authority is an authority's id (a-z, 0-9 and '-'), got '\(authority)'") }
+            guard AuthorityID.isWellFormed(authority) else { throw ValidationError("--authority is an authority's id (a-z, 0-9 and '-'), got '\(authority)'") }
         }
 
         func output(store: IssuerStore, configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {

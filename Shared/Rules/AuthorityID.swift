@@ -1,5 +1,6 @@
 /// A health authority's id: chosen by a system administrator when the authority is created, never changed, and
-/// written into every officer token (the claim `authority`) and every row that belongs to the authority.
+/// written into every officer token (the claim `authority`) and every row that belongs to the authority. Verification
+/// (which keeps the authorities) and the portal (which scopes its rows by them) check it alike.
 public enum AuthorityID {
     /// The authority an installation that had none migrated into.
     public static let `default` = "default"
