@@ -54,6 +54,11 @@ PORTAL_ROUTES = {
     "GET /statistics.csv": [200, 303, 403, 503],
     "GET /statistics.json": [200, 303, 403, 503],
     "GET /language": [303, 400],
+    "GET /authorities": [200, 303, 403, 503],
+    "POST /authorities": [303, 400, 403, 409, 503],
+    "POST /authorities/disable": [303, 403, 404, 503],
+    "POST /authorities/enable": [303, 403, 404, 503],
+    "POST /authorities/supervisor": [200, 303, 400, 403, 404, 409, 503],
 }
 
 # Documented statuses no test can produce, each with the reason. Keep this short: a status that some input or some

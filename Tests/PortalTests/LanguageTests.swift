@@ -37,6 +37,7 @@ import Testing
             (Self.texts(of: Language.en.texts), Self.texts(of: language.texts)),
             (Self.texts(of: Language.en.accountTexts), Self.texts(of: language.accountTexts)),
             (Self.texts(of: Language.en.statisticsTexts), Self.texts(of: language.statisticsTexts)),
+            (Self.texts(of: Language.en.authorityTexts), Self.texts(of: language.authorityTexts)),
         ] {
             #expect(english.count > 20)
             #expect(Set(translated.keys) == Set(english.keys), "\(language)")
@@ -67,7 +68,7 @@ import Testing
             let sofia = try await h.supervisor("sofia")
             let sam = try await h.systemAdministrator()
             for language in Language.allCases {
-                for (browser, paths) in [(h.browser(), ["/login"]), (sofia, ["/", "/password", "/officers", "/audit", "/statistics"]), (sam, ["/audit", "/statistics"])] {
+                for (browser, paths) in [(h.browser(), ["/login"]), (sofia, ["/", "/password", "/officers", "/audit", "/statistics"]), (sam, ["/authorities", "/audit", "/statistics"])] {
                     let chosen = try await browser.get("/language?set=\(language.rawValue)&back=/")
                     #expect(chosen.status == 303)
                     for path in paths {
@@ -79,7 +80,7 @@ import Testing
                             #expect(page.text.contains(#"id="language-\#(other.rawValue)""#) && page.text.contains(other.name), "\(language) \(path)")
                         }
                         #expect(!page.text.contains("{{") && Self.placeholders(page.text).isEmpty, "\(language) \(path)")
-                        #expect(page.text.firstMatch(of: /[>"]\s*(t|a|st)\.[a-z][A-Za-z]+\s*[<"]/) == nil, "\(language) \(path)")
+                        #expect(page.text.firstMatch(of: /[>"]\s*(t|a|st|au)\.[a-z][A-Za-z]+\s*[<"]/) == nil, "\(language) \(path)")
                     }
                 }
             }

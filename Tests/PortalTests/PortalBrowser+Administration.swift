@@ -3,9 +3,9 @@ import Foundation
 
 /// What a supervisor and an officer do on the administration and password pages.
 extension PortalBrowser {
-    /// Opens the officers page for its CSRF token and submits `fields` to `path` with it.
-    func administer(_ path: String, _ fields: [(String, String)]) async throws -> BrowserResponse {
-        let page = try await get("/officers")
+    /// Opens `page` (the officers page unless given) for its CSRF token and submits `fields` to `path` with it.
+    func administer(_ path: String, _ fields: [(String, String)], from page: String = "/officers") async throws -> BrowserResponse {
+        let page = try await get(page)
         return try await post(path, [("csrf", try Self.csrf(in: page))] + fields)
     }
 

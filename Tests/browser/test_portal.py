@@ -422,9 +422,31 @@ def test_officer_administration_with_the_keyboard():
                 wait.until(EC.presence_of_element_located((By.ID, "source-verification")))
                 assert not browser.find_elements(By.ID, "unavailable-verification"), browser.page_source[:2000]
                 accessibility.audit(browser, "the national statistics page")
+                # The health authorities: a new one with the keyboard, and its first supervisor.
+                keys.activate("nav-authorities")
+                wait.until(EC.presence_of_element_located((By.ID, "authority-default")))
+                accessibility.audit(browser, "the health authorities page")
+                keys.type_into("new-id", "north")
+                keys.type_into("new-name", "Gesundheitsamt Nord")
+                keys.activate("new-family-cwa", Keys.SPACE)
+                assert browser.find_element(By.ID, "new-family-cwa").is_selected()
+                keys.type_into("new-per-hour", "50")
+                keys.activate("add")
+                wait.until(EC.presence_of_element_located((By.ID, "authority-north")))
+                notice = browser.find_element(By.ID, "notice").text
+                assert "north" in notice, notice
+                keys.type_into("supervisor-north", "nord-chief")
+                keys.activate("appoint-north")
+                first = wait.until(EC.visibility_of_element_located((By.ID, "temporary-password"))).text.strip()
+                assert re.match(r"^[A-Za-z0-9]{20}$", first), first
+                accessibility.audit(browser, "a first supervisor's temporary password")
+                keys.activate("back-to-authorities")
+                wait.until(EC.presence_of_element_located((By.ID, "authority-north")))
+                print("system administrator added a health authority and appointed its first supervisor")
                 keys.activate("nav-audit")
                 wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
-                assert "chief" in browser.find_element(By.ID, "audit").text
+                rows = browser.find_element(By.ID, "audit").text
+                assert "chief" in rows and "north" in rows and first not in rows, rows
                 print("system administrator: national statistics and audit log, no officers page")
             finally:
                 browser.quit()

@@ -12,6 +12,11 @@ public enum OfficerAction: String, Sendable, CaseIterable {
     case totpEnrolled = "totp_enrolled"
     /// The officer signed in with a recovery code (one fewer left).
     case recoveryCodeUsed = "recovery_code_used"
+    /// A system administrator created a health authority (target: its id; detail: its name).
+    case authorityAdded = "authority_added"
+    /// A system administrator disabled a health authority (target: its id).
+    case authorityDisabled = "authority_disabled"
+    case authorityEnabled = "authority_enabled"
 
     /// The audit page's name for the teleTAN and one-time code requests of `portal_audit_log`, which it shows beside
     /// the administration's rows.

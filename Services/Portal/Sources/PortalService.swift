@@ -68,6 +68,10 @@ public enum PortalService {
                 baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"),
                 http: http, random: environment.random, logger: logger
             ),
+            register: AuthorityRegister(
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
+                serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+            ),
             statistics: StatisticsSources(settings: configuration.statistics, policy: configuration.verificationPolicy, http: http, logger: logger),
             assets: assets,
             clock: environment.clock,

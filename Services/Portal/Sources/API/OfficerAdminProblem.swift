@@ -10,13 +10,21 @@ enum OfficerAdminProblem: Error, Equatable {
     case invalidName
     case noSuchOfficer
     case badFilter
+    /// The authorities page asked for by an officer who is no system administrator.
+    case notSystemAdministrator
+    case authorityForm(AuthorityForm.Problem)
+    case authorityExists
+    case noSuchAuthority
+    /// Verification refused a change of an authority (400, or the administrator's token).
+    case authorityRefused
 
     var status: HTTPResponse.Status {
         switch self {
-        case .notSupervisor: .forbidden
-        case .refused, .nameTaken: .conflict
-        case .invalidName, .badFilter: .badRequest
-        case .noSuchOfficer: .notFound
+        case .notSupervisor, .notSystemAdministrator: .forbidden
+        case .refused, .nameTaken, .authorityExists: .conflict
+        case .invalidName, .badFilter, .authorityForm: .badRequest
+        case .noSuchOfficer, .noSuchAuthority: .notFound
+        case .authorityRefused: .badGateway
         }
     }
 
@@ -31,11 +39,20 @@ enum OfficerAdminProblem: Error, Equatable {
         case .invalidName: "invalid-name"
         case .noSuchOfficer: "no-such-officer"
         case .badFilter: "bad-filter"
+        case .notSystemAdministrator: "not-system-administrator"
+        case .authorityForm(.invalidID): "invalid-authority-id"
+        case .authorityForm(.invalidName): "invalid-authority-name"
+        case .authorityForm(.invalidRegions): "invalid-regions"
+        case .authorityForm(.invalidLimit): "invalid-limit"
+        case .authorityExists: "authority-exists"
+        case .noSuchAuthority: "no-such-authority"
+        case .authorityRefused: "verification-refused"
         }
     }
 
-    func message(_ a: AccountTexts) -> String {
-        switch self {
+    func message(_ language: Language) -> String {
+        let a = language.accountTexts, au = language.authorityTexts
+        return switch self {
         case .notSupervisor(let page): PortalTexts.fill(a.notSupervisor, ["page": a.supervisorPages[page.rawValue] ?? page.rawValue])
         case .refused(.disableSelf): a.refusedDisableSelf
         case .refused(.dropOwnSupervisorRole): a.refusedOwnSupervisorRole
@@ -44,6 +61,14 @@ enum OfficerAdminProblem: Error, Equatable {
         case .invalidName: a.refusedInvalidName
         case .noSuchOfficer: a.refusedNoSuchOfficer
         case .badFilter: a.badFilter
+        case .notSystemAdministrator: au.notSystemAdministrator
+        case .authorityForm(.invalidID): au.refusedInvalidID
+        case .authorityForm(.invalidName): au.refusedInvalidName
+        case .authorityForm(.invalidRegions): au.refusedInvalidRegions
+        case .authorityForm(.invalidLimit): au.refusedInvalidLimit
+        case .authorityExists: au.refusedExists
+        case .noSuchAuthority: au.refusedNoSuchAuthority
+        case .authorityRefused: au.refusedByVerification
         }
     }
 }

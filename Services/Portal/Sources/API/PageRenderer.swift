@@ -63,6 +63,7 @@ struct PageRenderer: Sendable {
             if session.pendingStep == nil {
                 if session.officer.isSystemAdministrator {
                     context["systemAdministrator"] = true
+                    context["navAuthorities"] = language.authorityTexts.navigation
                 } else if session.officer.isSupervisor {
                     context["supervisor"] = true
                 }

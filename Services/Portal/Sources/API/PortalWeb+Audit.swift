@@ -24,7 +24,7 @@ extension PortalWeb {
                     "time": Date.iso8601(entry.occurredAt),
                     "actor": entry.actorSource == .local ? entry.actor : "\(entry.actor) (\(entry.actorSource.rawValue))",
                     "action": entry.action,
-                    "actionLabel": Self.label(ofAction: entry.action, a),
+                    "actionLabel": Self.label(ofAction: entry.action, language),
                     "target": entry.target ?? "",
                     "detail": AuditDetail.sentence(action: entry.action, detail: entry.detail, a),
                 ]
@@ -35,7 +35,7 @@ extension PortalWeb {
             var values: [String: Any] = [
                 "entries": rows,
                 "actions": OfficerAction.filterValues.map { value -> [String: Any] in
-                    var option: [String: Any] = ["value": value, "label": Self.label(ofAction: value, a)]
+                    var option: [String: Any] = ["value": value, "label": Self.label(ofAction: value, language)]
                     if value == filter.action { option["selected"] = true }
                     return option
                 },
@@ -84,8 +84,9 @@ extension PortalWeb {
         try AuditFilter.parse(actor: given["actor"], action: given["action"], from: given["from"], to: given["to"], page: page)
     }
 
-    static func label(ofAction action: String, _ a: AccountTexts) -> String {
-        switch OfficerAction(rawValue: action) {
+    static func label(ofAction action: String, _ language: Language) -> String {
+        let a = language.accountTexts
+        return switch OfficerAction(rawValue: action) {
         case .added: a.actionAdded
         case .disabled: a.actionDisabled
         case .enabled: a.actionEnabled
@@ -94,6 +95,9 @@ extension PortalWeb {
         case .passwordChanged: a.actionPasswordChanged
         case .totpEnrolled: a.actionTOTPEnrolled
         case .recoveryCodeUsed: a.actionRecoveryCodeUsed
+        case .authorityAdded: language.authorityTexts.actionAuthorityAdded
+        case .authorityDisabled: language.authorityTexts.actionAuthorityDisabled
+        case .authorityEnabled: language.authorityTexts.actionAuthorityEnabled
         case nil: action == OfficerAction.issuance ? a.actionIssue : action
         }
     }

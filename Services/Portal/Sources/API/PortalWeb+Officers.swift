@@ -220,17 +220,20 @@ extension PortalWeb {
 
     func refused(_ problem: OfficerAdminProblem, _ request: Request, _ current: PortalSession) -> Response {
         let language = language(request)
-        let heading: String
-        if case .notSupervisor = problem { heading = language.accountTexts.supervisorsOnlyTitle } else { heading = language.texts.errorTitle }
+        let heading = switch problem {
+        case .notSupervisor: language.accountTexts.supervisorsOnlyTitle
+        case .notSystemAdministrator: language.authorityTexts.systemAdministratorsOnlyTitle
+        default: language.texts.errorTitle
+        }
         return pages.render(
             "message", language: language, title: heading, session: current, status: problem.status,
-            values: ["heading": heading, "message": problem.message(language.accountTexts), "problem": problem.code]
+            values: ["heading": heading, "message": problem.message(language), "problem": problem.code]
         )
     }
 
     private func refusedNotSupervisor(_ page: SupervisorPage, _ request: Request, _ current: PortalSession) -> Response {
         logger.notice("supervisor's page refused: not a supervisor", metadata: ["officer": "\(current.officer.name)", "page": "\(page.rawValue)"])
-        return refused(.notSupervisor(page), request, current)
+        return refused(page.isForSupervisors ? .notSupervisor(page) : .notSystemAdministrator, request, current)
     }
 
     private func temporaryPasswordPage(_ request: Request, session: PortalSession, password: String, notice: String, name: String) -> Response {

@@ -176,7 +176,7 @@ extension PortalWeb {
 
     /// The credential verification checks: a fresh portal-signed token for a local account, the provider's
     /// access token for an OIDC account. Nil when there is none (the session cannot issue any more).
-    private func bearer(for session: PortalSession) async throws -> String? {
+    func bearer(for session: PortalSession) async throws -> String? {
         switch session.officer.source {
         case .local: try await signer?.token(for: session.officer)
         case .oidc: try await currentAccessToken(session)

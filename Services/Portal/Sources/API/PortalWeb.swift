@@ -8,8 +8,8 @@ import PortalDomain
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
 /// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
-/// (administration by supervisors), `+Audit` (the audit page), `+Statistics` (supervisors' charts and
-/// downloads), `+Static`.
+/// (administration by supervisors), `+Authorities` (health authorities, for system administrators), `+Audit` (the
+/// audit page), `+Statistics` (supervisors' charts and downloads), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
     let pages: PageRenderer
@@ -30,6 +30,8 @@ struct PortalWeb: Sendable {
     let signer: OfficerTokenSigner?
     let oidc: OIDCProvider?
     let teleTANs: TeleTANIssuer
+    /// The health authorities at verification, for system administrators (`+Authorities`).
+    let register: AuthorityRegister
     /// The services' statistics, for supervisors (`+Statistics`).
     let statistics: StatisticsSources
     let assets: StaticAssets
@@ -65,6 +67,11 @@ struct PortalWeb: Sendable {
         router.post("/officers/enable") { request, _ in try await self.enableOfficer(request) }
         router.post("/officers/reset-password") { request, _ in try await self.resetOfficerPassword(request) }
         router.post("/officers/roles") { request, _ in try await self.changeOfficerRoles(request) }
+        router.get("/authorities") { request, _ in try await self.authoritiesPage(request) }
+        router.post("/authorities") { request, _ in try await self.addAuthority(request) }
+        router.post("/authorities/disable") { request, _ in try await self.disableAuthority(request) }
+        router.post("/authorities/enable") { request, _ in try await self.enableAuthority(request) }
+        router.post("/authorities/supervisor") { request, _ in try await self.appointSupervisor(request) }
         router.get("/audit") { request, _ in try await self.auditPage(request) }
         router.get("/audit.csv") { request, _ in try await self.auditDownload(request) }
         router.get("/language") { request, _ in try self.chooseLanguage(request) }

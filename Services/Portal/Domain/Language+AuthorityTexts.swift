@@ -1,0 +1,11 @@
+extension Language {
+    /// The health-authorities page's texts (a system administrator's page).
+    public var authorityTexts: AuthorityTexts {
+        switch self {
+        case .en: .english
+        case .de: .german
+        case .fr: .french
+        case .pl: .polish
+        }
+    }
+}
