@@ -41,16 +41,26 @@ final class DemoPortalSession {
         return response
     }
 
-    /// Issues a one-time code of another app family from the start page (`POST /code`). The portal gives an officer
-    /// one code or teleTAN per interval (30 s by default): a refusal for that is waited out, as an officer would.
+    /// Issues a one-time code of another app family from the start page (`POST /code`).
     func issueCode(kind: String) async throws -> String {
+        try await issue("a \(kind) code", "/code", [("kind", kind)])
+    }
+
+    /// Issues a TEST teleTAN from the start page (`POST /teletan`).
+    func issueTeleTAN() async throws -> String {
+        try await issue("a TEST teleTAN", "/teletan", [("type", "TEST")])
+    }
+
+    /// The portal gives an officer one code or teleTAN per interval (30 s by default): a refusal for that is waited
+    /// out, as an officer would.
+    private func issue(_ what: String, _ path: String, _ fields: [(String, String)]) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(90)
         while true {
             try await get("/")
-            let issued = try await form("/code", [("kind", kind)])
+            let issued = try await form(path, fields)
             if issued.status == 200, let code = DemoStory.attribute("data-code", in: issued.text) { return code }
             guard issued.status == 429, ContinuousClock.now < deadline else {
-                throw DemoFailure("issuing a \(kind) code was answered \(issued.status)")
+                throw DemoFailure("issuing \(what) was answered \(issued.status)")
             }
             try await Task.sleep(for: .seconds(2))
         }

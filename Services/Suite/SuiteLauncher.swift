@@ -132,12 +132,32 @@ enum SuiteLauncher {
             let password = try await addAccount("supervisor", roles: "c19hotline,c19hotline_event,c19supervisor")
             created += [("SUPERVISOR_USER", "supervisor"), ("SUPERVISOR_PASSWORD", password)]
         }
+        // A second health authority beside `default`, with an officer of its own: the demo shows that each
+        // authority's officers issue within it and that neither authority's log shows the other's.
+        if secrets["NORTH_OFFICER_USER"] == nil {
+            let verification = try VerificationConfiguration(settings(.verification, plan.settings(of: .verification)))
+            let existing = try await VerificationAdmin.authorities(["list"], configuration: verification, environment: environment)
+            if !existing.split(separator: "\n").contains(where: { $0.hasPrefix("\(demoAuthority)\t") }) {
+                _ = try await VerificationAdmin.authorities(
+                    ["add", "--id", demoAuthority, "--name", "Gesundheitsamt Nord (demo)", "--families", "cwa", "--per-hour", "100"],
+                    configuration: verification, environment: environment
+                )
+            }
+            let password = Codes.uuidV4(using: environment.random)
+            _ = try await PortalAdmin.users(
+                ["add", "officer-north", "--roles", "c19hotline", "--authority", demoAuthority], configuration: portal, environment: environment, password: { password }
+            )
+            created += [("NORTH_OFFICER_USER", "officer-north"), ("NORTH_OFFICER_PASSWORD", password)]
+        }
         guard !created.isEmpty else { return secrets }
         try credentials.add(created)
         secrets.merge(created) { $1 }
         print(firstRunNotice(created, file: credentials.file))
         return secrets
     }
+
+    /// The second health authority of a suite's first start.
+    static let demoAuthority = "north"
 
     static func exportPublicKeyPEM(plan: StackPlan, settings: InProcessRunner.SettingsReader) throws -> String {
         let submission = try SubmissionConfiguration(settings(.submission, plan.settings(of: .submission)), serveExportsByDefault: true)
@@ -178,6 +198,11 @@ enum SuiteLauncher {
         let settings = settingsReader(layout)
         let credentials = FirstRunCredentials(layout: layout)
         let plan = try plan(layout: layout, tokens: try credentials.serviceTokens(random: serviceEnvironment.random), random: serviceEnvironment.random)
+        // One authority's audit log, as `portal-service audit --authority <id>` prints it from the suite's database.
+        let portalConfiguration = try PortalConfiguration(settings(.portal, plan.settings(of: .portal)))
+        let auditLog = { (authority: String) in
+            try await PortalAdmin.audit(["--authority", authority, "--limit", "100000"], configuration: portalConfiguration, environment: serviceEnvironment)
+        }
         // A suite already running answers at the ports it was configured with.
         let configured = try configuredEndpoints(settings: settings, plan: plan)
         if await DemoClient().isLive(configured.verification) {
@@ -192,6 +217,7 @@ enum SuiteLauncher {
             try await story.runTestStory()
             try await story.runTeleTANStory()
             try await story.runFamilyStories()
+            try await story.runAuthoritiesStory(auditLog: auditLog)
             print("\nEvery step held.")
             return
         }
@@ -208,6 +234,7 @@ enum SuiteLauncher {
             try await story.runTestStory()
             try await story.runTeleTANStory()
             try await story.runFamilyStories()
+            try await story.runAuthoritiesStory(auditLog: auditLog)
             await services.stack.stop()
             print("\nEvery step held.")
         } catch {

@@ -50,6 +50,13 @@ public enum PortalAdmin {
         return try await withContext(configuration, environment: environment, password: password) { try await action.output(in: $0) }
     }
 
+    /// `audit …` given as words (`["--authority", "north"]`), against the configured database (the demo's look at
+    /// each authority's log).
+    public static func audit(_ words: [String], configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> String {
+        let action = try AuditCommand.action(words)
+        return try await withContext(configuration, environment: environment, password: { nil }) { try await action.output(in: $0) }
+    }
+
     /// `users …` given as words, against an open database.
     static func users(_ words: [String], database: Database, cost: Int, environment: ServiceEnvironment, password: @escaping PasswordSource) async throws -> String {
         try await UsersCommand.action(words).output(in: Context(database: database, cost: cost, environment: environment, password: password))
