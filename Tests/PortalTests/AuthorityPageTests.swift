@@ -50,9 +50,16 @@ import Testing
             Covers.status(303, of: "POST /authorities/disable", disabled)
             #expect(try await sam.get("/authorities?done=disabled&id=north").text.contains("north is disabled"))
             #expect(try await olga.issue("TEST").status == 502)
+            // Her start page says so instead of offering a form verification refuses.
+            let idle = try await olga.get("/")
+            #expect(idle.text.contains(#"id="authority-issues-nothing""#) && !idle.text.contains(#"id="issue-test""#))
             let enabled = try await sam.administer("/authorities/enable", [("id", "north")], from: "/authorities")
             Covers.status(303, of: "POST /authorities/enable", enabled)
             #expect(try await olga.issue("TEST").status == 200)
+            // The start page's minute-old view of the authority is read again after a minute.
+            h.clock.advance(by: 61)
+            let ready = try await olga.get("/")
+            #expect(ready.text.contains(#"id="issue-test""#) && !ready.text.contains(#"id="authority-issues-nothing""#))
 
             // Each step in the audit log of north, where its supervisors see it too.
             let rows = try await h.administrationRows()

@@ -223,6 +223,9 @@ extension AuthorityScopingTests {
             let register = AuthorityStore(database: h.verificationDatabase)
             _ = try await register.create(id: "north", settings: .init(name: "North", families: [.cwa], teleTANsPerHour: 1), now: h.clock.now())
             let nina = try await h.signedIn("nina", roles: "c19hotline", authority: "north")
+            // The start page offers only what north issues: teleTANs, no ProteGO PIN.
+            let start = try await nina.get("/")
+            #expect(start.text.contains(#"id="issue-test""#) && !start.text.contains(#"id="issue-protego""#))
             let first = try await nina.issue("TEST")
             #expect(first.status == 200)
             h.clock.advance(by: 2)
@@ -232,6 +235,7 @@ extension AuthorityScopingTests {
             #expect(second.text.contains("Your health authority has issued as many"))
             // Another authority's officer is not held by north's limit.
             let dora = try await h.signedIn("dora", roles: "c19hotline")
+            #expect(try await dora.get("/").text.contains(#"id="issue-protego""#))
             #expect(try await dora.issue("TEST").status == 200)
             #expect(try await h.auditRows().map { $0["outcome"] } == ["issued", "authority_limited", "issued"])
             // A family north may not issue is refused by verification, and nothing is issued.

@@ -8,6 +8,14 @@ public enum FamilyCodeKind: String, Sendable, CaseIterable {
     /// ProteGO Safe: a PIN of 6 letters and digits, valid 30 minutes.
     case proteGO = "PROTEGO"
 
+    /// The app family of verification's health authorities that may issue it (`AuthorityRecord.families`).
+    public var family: String {
+        switch self {
+        case .covidShield: "covidshield"
+        case .proteGO: "protego"
+        }
+    }
+
     /// The role verification asks for: the one of TEST teleTANs, since both stand for a positive test.
     public var requiredRole: String { OfficerRoles.hotline }
 

@@ -31,6 +31,7 @@ extension PortalTexts {
         eventButton: "Issue a teleTAN for an event warning",
         noHealthAuthorities: "No health authorities are configured for event warnings. Please ask your administrator.",
         noRoles: "Your account may not issue teleTANs. Please ask your administrator for the role.",
+        authorityIssuesNothing: "Your health authority issues no teleTANs or codes at the moment. Please ask your supervisor.",
         covidShieldHeading: "CovidShield code",
         covidShieldHint: "For a person with a confirmed positive test whose app is a CovidShield app: an 8-digit one-time code.",
         covidShieldButton: "Issue a CovidShield code",

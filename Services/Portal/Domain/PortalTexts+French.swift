@@ -31,6 +31,7 @@ extension PortalTexts {
         eventButton: "Émettre un teleTAN pour une alerte liée à un événement",
         noHealthAuthorities: "Aucune autorité sanitaire n'est configurée pour les alertes liées à un événement. Veuillez vous adresser à votre administrateur.",
         noRoles: "Votre compte n'est pas autorisé à émettre des teleTAN. Veuillez demander le rôle nécessaire à votre administrateur.",
+        authorityIssuesNothing: "Votre autorité sanitaire n'émet actuellement ni teleTAN ni codes. Veuillez vous adresser à votre superviseur.",
         covidShieldHeading: "Code CovidShield",
         covidShieldHint: "Pour une personne dont le test positif est confirmé et qui utilise une application CovidShield : un code à usage unique de 8 chiffres.",
         covidShieldButton: "Émettre un code CovidShield",

@@ -31,6 +31,7 @@ extension PortalTexts {
         eventButton: "teleTAN für eine Veranstaltungswarnung erzeugen",
         noHealthAuthorities: "Für Veranstaltungswarnungen sind keine Gesundheitsämter eingerichtet. Bitte wenden Sie sich an Ihre Administration.",
         noRoles: "Ihr Konto darf keine teleTANs erzeugen. Bitte wenden Sie sich wegen der Rolle an Ihre Administration.",
+        authorityIssuesNothing: "Ihre Gesundheitsbehörde gibt derzeit keine teleTANs oder Codes aus. Bitte wenden Sie sich an Ihre Leitung.",
         covidShieldHeading: "CovidShield-Code",
         covidShieldHint: "Für eine Person mit bestätigtem positivem Test, die eine CovidShield-App nutzt: ein achtstelliger Einmalcode.",
         covidShieldButton: "CovidShield-Code erzeugen",

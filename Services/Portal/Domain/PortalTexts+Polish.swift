@@ -31,6 +31,7 @@ extension PortalTexts {
         eventButton: "Wydaj kod teleTAN dla ostrzeżenia dotyczącego wydarzenia",
         noHealthAuthorities: "Nie skonfigurowano żadnych organów sanitarnych dla ostrzeżeń dotyczących wydarzeń. Proszę zwrócić się do administratora.",
         noRoles: "To konto nie ma uprawnień do wydawania kodów teleTAN. Proszę zwrócić się do administratora o nadanie odpowiedniej roli.",
+        authorityIssuesNothing: "Twój organ sanitarny nie wydaje obecnie kodów teleTAN ani innych kodów. Zwróć się do swojego kierownika.",
         covidShieldHeading: "Kod CovidShield",
         covidShieldHint: "Dla osoby z potwierdzonym pozytywnym wynikiem testu, która korzysta z aplikacji CovidShield: 8-cyfrowy kod jednorazowy.",
         covidShieldButton: "Wydaj kod CovidShield",

@@ -41,6 +41,8 @@ public struct PortalTexts: Sendable {
     public let eventButton: String
     public let noHealthAuthorities: String
     public let noRoles: String
+    /// The start page of an officer whose health authority may issue nothing (disabled, or none of the enabled kinds).
+    public let authorityIssuesNothing: String
     public let covidShieldHeading: String
     public let covidShieldHint: String
     public let covidShieldButton: String

@@ -47,6 +47,10 @@ public enum PortalService {
         let signInAttempts = SignInAttemptStore(database: database)
         // Verification and the OIDC provider: one that cannot be reached is reported at once, not at the timeout.
         let http = DownstreamHTTPClient(connectTimeout: configuration.verificationPolicy.timeout)
+        let register = AuthorityRegister(
+            baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
+            serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+        )
         let web = PortalWeb(
             configuration: configuration,
             pages: pages,
@@ -68,10 +72,11 @@ public enum PortalService {
                 baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"),
                 http: http, random: environment.random, logger: logger
             ),
-            register: AuthorityRegister(
-                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
+            register: register,
+            authorityCache: AuthorityCache(register: AuthorityRegister(
+                baseURL: configuration.verificationURL, policy: AuthorityCache.lookupPolicy(configuration.verificationPolicy),
                 serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
-            ),
+            ), clock: environment.clock),
             statistics: StatisticsSources(settings: configuration.statistics, policy: configuration.verificationPolicy, http: http, logger: logger),
             assets: assets,
             clock: environment.clock,

@@ -68,7 +68,7 @@ extension PortalWeb {
             switch await register.create(authority, bearer: bearer) {
             case .done: break
             case .exists: return refused(.authorityExists, request, current)
-            case .refused: return refused(.authorityRefused, request, current)
+            case .refused, .disabled: return refused(.authorityRefused, request, current)
             case .unknown, .unavailable: throw PortalError.unavailable
             }
             try await officerAudit.record(administration(.authorityAdded, by: current, target: authority.id, detail: authority.name, authority: authority.id))
@@ -97,14 +97,14 @@ extension PortalWeb {
             switch await register.get(id, bearer: bearer) {
             case .done(let found): authority = found
             case .unknown: return refused(.noSuchAuthority, request, current)
-            case .refused, .exists: return refused(.authorityRefused, request, current)
+            case .refused, .exists, .disabled: return refused(.authorityRefused, request, current)
             case .unavailable: throw PortalError.unavailable
             }
             authority.disabled = disabled
             switch await register.change(authority, bearer: bearer) {
             case .done: break
             case .unknown: return refused(.noSuchAuthority, request, current)
-            case .refused, .exists: return refused(.authorityRefused, request, current)
+            case .refused, .exists, .disabled: return refused(.authorityRefused, request, current)
             case .unavailable: throw PortalError.unavailable
             }
             try await officerAudit.record(administration(disabled ? .authorityDisabled : .authorityEnabled, by: current, target: id, detail: nil, authority: id))
@@ -128,7 +128,7 @@ extension PortalWeb {
             switch await register.get(id, bearer: bearer) {
             case .done(let found): authority = found
             case .unknown: return refused(.noSuchAuthority, request, current)
-            case .refused, .exists: return refused(.authorityRefused, request, current)
+            case .refused, .exists, .disabled: return refused(.authorityRefused, request, current)
             case .unavailable: throw PortalError.unavailable
             }
             let roles: Set<String> = [OfficerRoles.supervisor]
@@ -154,7 +154,7 @@ extension PortalWeb {
     private static func answer<Value>(_ result: AuthorityRegister.Result<Value>) throws(PortalError) -> Value {
         switch result {
         case .done(let value): value
-        case .refused: throw PortalError.verificationRefused
+        case .refused, .disabled: throw PortalError.verificationRefused
         case .exists, .unknown, .unavailable: throw PortalError.unavailable
         }
     }

@@ -14,14 +14,24 @@ extension PortalWeb {
         }
         let language = language(request)
         let texts = language.texts
-        let canTest = current.officer.may(issue: .test)
-        let canEvent = current.officer.may(issue: .event)
+        // What the officer's authority may issue (every kind when verification cannot say: it refuses the rest).
+        let families = await issuableFamilies(of: current)
+        let teleTANs = families?.contains("cwa") ?? true
+        let canTest = teleTANs && current.officer.may(issue: .test)
+        let canEvent = teleTANs && current.officer.may(issue: .event)
         var values: [String: Any] = [:]
         if canTest { values["canTest"] = true }
         if canEvent { values["canEvent"] = true }
-        if !canTest && !canEvent { values["noRoles"] = true }
-        // The other families' codes the operator enabled, for an officer with the role.
-        let codes = configuration.codeKinds.filter(current.officer.may(issue:)).map { kind -> [String: Any] in
+        // The other families' codes the operator enabled, for an officer with the role in an authority that issues them.
+        let kinds = configuration.codeKinds.filter { kind in
+            current.officer.may(issue: kind) && families?.contains(kind.family) ?? true
+        }
+        let mayIssueSomething = current.officer.may(issue: .test) || current.officer.may(issue: .event)
+            || configuration.codeKinds.contains(where: current.officer.may(issue:))
+        if !canTest && !canEvent && kinds.isEmpty {
+            values[mayIssueSomething ? "authorityIssuesNothing" : "noRoles"] = true
+        }
+        let codes = kinds.map { kind -> [String: Any] in
             switch kind {
             case .covidShield:
                 ["kind": kind.rawValue, "id": "covidshield", "heading": texts.covidShieldHeading, "hint": texts.covidShieldHint, "button": texts.covidShieldButton]
@@ -35,6 +45,13 @@ extension PortalWeb {
             values["authorities"] = configuration.healthAuthorities.map { ["number": $0.number, "label": $0.label] }
         }
         return pages.render("start", language: language, title: texts.startTitle, session: current, values: values)
+    }
+
+    /// The families the officer's health authority may issue as verification last said; nil when it could not say.
+    /// The start page never fails for it: a token that cannot be had now (a provider down) only shows every form.
+    private func issuableFamilies(of current: PortalSession) async -> Set<String>? {
+        guard let id = current.officer.authority else { return nil }
+        return await authorityCache.families(of: id) { try? await bearer(for: current) }
     }
 
     /// Issues a teleTAN and shows it once. The answer to this POST is the only place the code ever appears:

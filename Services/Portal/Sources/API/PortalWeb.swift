@@ -32,6 +32,8 @@ struct PortalWeb: Sendable {
     let teleTANs: TeleTANIssuer
     /// The health authorities at verification, for system administrators (`+Authorities`).
     let register: AuthorityRegister
+    /// The officers' authorities for the start page, kept a minute.
+    let authorityCache: AuthorityCache
     /// The services' statistics, for supervisors (`+Statistics`).
     let statistics: StatisticsSources
     let assets: StaticAssets

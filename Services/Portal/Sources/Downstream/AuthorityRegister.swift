@@ -16,6 +16,8 @@ public struct AuthorityRegister: Sendable {
         case exists
         /// 404 `unknown_authority`.
         case unknown
+        /// 401 `authority_disabled`: the token's own authority is disabled (never for a system administrator's).
+        case disabled
         /// Verification refused the request (400) or the token (401).
         case refused
         /// Verification could not be reached or failed (5xx, timeout, an undocumented answer).
@@ -54,6 +56,7 @@ public struct AuthorityRegister: Sendable {
             switch try await client.getAuthority(path: .init(authorityId: id)) {
             case .ok(let ok): .done(Self.record(try ok.body.json))
             case .notFound: .unknown
+            case .unauthorized(let refusal) where (try? refusal.body.json.error) == "authority_disabled": .disabled
             case .badRequest, .unauthorized: .refused
             case .forbidden: .forbiddenCaller
             case .internalServerError: .unavailable
@@ -113,7 +116,7 @@ public struct AuthorityRegister: Sendable {
 
     /// What one operation answered, before the steps every operation shares turn it into a `Result`.
     private enum Answer<Value> {
-        case done(Value), exists, unknown, refused, unavailable, undocumented(Int)
+        case done(Value), exists, unknown, disabled, refused, unavailable, undocumented(Int)
         /// Verification does not let this service's token reach the route (`INTERNAL_API_TOKENS` must name it portal).
         case forbiddenCaller
     }
@@ -129,6 +132,7 @@ public struct AuthorityRegister: Sendable {
             case .done(let value): return .done(value)
             case .exists: return .exists
             case .unknown: return .unknown
+            case .disabled: return .disabled
             case .refused:
                 logger.warning("verification refused a request on the health authorities", metadata: ["operation": "\(what)"])
                 return .refused

@@ -133,7 +133,7 @@ public struct TeleTANIssuer: Sendable {
                 return .unavailable
             }
         } catch {
-            logger.error("verification could not be reached", metadata: ["error": "\(type(of: error))"])
+            logger.error("verification could not be reached", metadata: ["error": "\(type(of: error))", "cause": "\((error as? ClientError).map { String(describing: $0.underlyingError) } ?? "-")"])
             return .unavailable
         }
     }
