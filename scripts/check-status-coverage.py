@@ -55,6 +55,8 @@ PORTAL_ROUTES = {
     "GET /statistics.json": [200, 303, 403, 503],
     "GET /language": [303, 400],
     "GET /authorities": [200, 303, 403, 503],
+    "GET /maintenance": [200, 303, 403],
+    "POST /maintenance": [303, 400, 403],
     "POST /authorities": [303, 400, 403, 409, 503],
     "POST /authorities/disable": [303, 403, 404, 503],
     "POST /authorities/enable": [303, 403, 404, 503],

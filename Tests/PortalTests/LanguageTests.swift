@@ -37,7 +37,7 @@ import Testing
             (Self.texts(of: Language.en.texts), Self.texts(of: language.texts)),
             (Self.texts(of: Language.en.accountTexts), Self.texts(of: language.accountTexts)),
             (Self.texts(of: Language.en.statisticsTexts), Self.texts(of: language.statisticsTexts)),
-            (Self.texts(of: Language.en.authorityTexts), Self.texts(of: language.authorityTexts)),
+            (Self.texts(of: Language.en.administratorTexts), Self.texts(of: language.administratorTexts)),
         ] {
             #expect(english.count > 20)
             #expect(Set(translated.keys) == Set(english.keys), "\(language)")
@@ -68,7 +68,7 @@ import Testing
             let sofia = try await h.supervisor("sofia")
             let sam = try await h.systemAdministrator()
             for language in Language.allCases {
-                for (browser, paths) in [(h.browser(), ["/login"]), (sofia, ["/", "/password", "/officers", "/audit", "/statistics"]), (sam, ["/authorities", "/audit", "/statistics"])] {
+                for (browser, paths) in [(h.browser(), ["/login"]), (sofia, ["/", "/password", "/officers", "/audit", "/statistics"]), (sam, ["/authorities", "/maintenance", "/audit", "/statistics"])] {
                     let chosen = try await browser.get("/language?set=\(language.rawValue)&back=/")
                     #expect(chosen.status == 303)
                     for path in paths {

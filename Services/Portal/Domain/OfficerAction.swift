@@ -17,6 +17,9 @@ public enum OfficerAction: String, Sendable, CaseIterable {
     /// A system administrator disabled a health authority (target: its id).
     case authorityDisabled = "authority_disabled"
     case authorityEnabled = "authority_enabled"
+    /// A system administrator switched maintenance on or off (no target; the national view shows it).
+    case maintenanceStarted = "maintenance_started"
+    case maintenanceEnded = "maintenance_ended"
 
     /// The audit page's name for the teleTAN and one-time code requests of `portal_audit_log`, which it shows beside
     /// the administration's rows.

@@ -14,11 +14,16 @@ public enum PortalService {
     public static func makeBundle(_ configuration: PortalConfiguration, environment: ServiceEnvironment) async throws -> ServiceBundle {
         let environment = environment.named(name)
         let signingKey = configuration.localLogin ? try PortalSigningKey.load(configuration) : nil
-        let pages = try await PageRenderer.bundled(maintenance: configuration.maintenance)
         let assets = try StaticAssets.bundled()
         let database = try await Database.open(configuration.common, migrator: PortalMigrations.migrator, environment: environment)
         do {
-            return try await makeBundle(configuration, database: database, signingKey: signingKey, pages: pages, assets: assets, environment: environment)
+            let maintenance = MaintenanceState(
+                bySetting: configuration.maintenance, store: PortalSettingsStore(database: database), clock: environment.clock, logger: environment.logger
+            )
+            let pages = try await PageRenderer.bundled(maintenance: maintenance)
+            return try await makeBundle(
+                configuration, database: database, signingKey: signingKey, pages: pages, maintenance: maintenance, assets: assets, environment: environment
+            )
         } catch {
             await database.shutdown()
             throw error
@@ -30,6 +35,7 @@ public enum PortalService {
         database: Database,
         signingKey: PortalSigningKey?,
         pages: PageRenderer,
+        maintenance: MaintenanceState,
         assets: StaticAssets,
         environment: ServiceEnvironment
     ) async throws -> ServiceBundle {
@@ -73,6 +79,8 @@ public enum PortalService {
                 http: http, random: environment.random, logger: logger
             ),
             register: register,
+            maintenance: maintenance,
+            settings: PortalSettingsStore(database: database),
             authorityCache: AuthorityCache(register: AuthorityRegister(
                 baseURL: configuration.verificationURL, policy: AuthorityCache.lookupPolicy(configuration.verificationPolicy),
                 serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
@@ -90,6 +98,7 @@ public enum PortalService {
         router.add(middleware: HTMLErrorMiddleware(pages: pages))
         router.add(middleware: HostAllowListMiddleware(allowedHosts: configuration.allowedHosts, trustedProxy: configuration.trustedProxy))
         router.add(middleware: PageLocationMiddleware())
+        router.add(middleware: MaintenanceMiddleware(state: maintenance))
         web.register(on: router)
 
         let cleanup = PeriodicJob(name: "portal.cleanup", interval: configuration.cleanupInterval, logger: logger) {

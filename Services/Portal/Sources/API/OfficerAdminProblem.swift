@@ -51,7 +51,7 @@ enum OfficerAdminProblem: Error, Equatable {
     }
 
     func message(_ language: Language) -> String {
-        let a = language.accountTexts, au = language.authorityTexts
+        let a = language.accountTexts, au = language.administratorTexts
         return switch self {
         case .notSupervisor(let page): PortalTexts.fill(a.notSupervisor, ["page": a.supervisorPages[page.rawValue] ?? page.rawValue])
         case .refused(.disableSelf): a.refusedDisableSelf
@@ -79,9 +79,10 @@ enum SupervisorPage: String, Equatable {
     case audit
     case statistics
     case authorities
+    case maintenance
 
     /// A supervisor sees their own authority's rows here.
-    var isForSupervisors: Bool { self != .authorities }
+    var isForSupervisors: Bool { self != .authorities && self != .maintenance }
 
     /// A system administrator sees every authority's rows here (officers are administered by their authority's
     /// supervisors; a system administrator appoints an authority's first supervisor on the authorities page).

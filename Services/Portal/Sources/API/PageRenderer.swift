@@ -17,15 +17,15 @@ struct PageRenderer: Sendable {
 
     private let library: MustacheLibrary
     /// Whether every page shows the maintenance banner (`MAINTENANCE_MODE`).
-    private let maintenance: Bool
+    private let maintenance: MaintenanceState?
 
-    init(library: MustacheLibrary, maintenance: Bool = false) {
+    init(library: MustacheLibrary, maintenance: MaintenanceState? = nil) {
         self.library = library
         self.maintenance = maintenance
     }
 
     /// Loads the templates shipped with the portal.
-    static func bundled(maintenance: Bool = false) async throws -> PageRenderer {
+    static func bundled(maintenance: MaintenanceState? = nil) async throws -> PageRenderer {
         guard let directory = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent("templates") else {
             throw TemplateMissing(name: "Resources/templates")
         }
@@ -55,7 +55,7 @@ struct PageRenderer: Sendable {
             return link
         }
         context["title"] = title
-        if maintenance { context["maintenance"] = true }
+        if maintenance?.isOn == true { context["maintenance"] = true }
         if let session {
             context["officer"] = session.officer.name
             context["csrf"] = session.csrfToken
@@ -63,7 +63,8 @@ struct PageRenderer: Sendable {
             if session.pendingStep == nil {
                 if session.officer.isSystemAdministrator {
                     context["systemAdministrator"] = true
-                    context["navAuthorities"] = language.authorityTexts.navigation
+                    context["navAuthorities"] = language.administratorTexts.navigation
+                    context["navMaintenance"] = language.administratorTexts.maintenanceNavigation
                 } else if session.officer.isSupervisor {
                     context["supervisor"] = true
                 }

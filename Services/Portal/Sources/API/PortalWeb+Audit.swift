@@ -95,9 +95,11 @@ extension PortalWeb {
         case .passwordChanged: a.actionPasswordChanged
         case .totpEnrolled: a.actionTOTPEnrolled
         case .recoveryCodeUsed: a.actionRecoveryCodeUsed
-        case .authorityAdded: language.authorityTexts.actionAuthorityAdded
-        case .authorityDisabled: language.authorityTexts.actionAuthorityDisabled
-        case .authorityEnabled: language.authorityTexts.actionAuthorityEnabled
+        case .authorityAdded: language.administratorTexts.actionAuthorityAdded
+        case .authorityDisabled: language.administratorTexts.actionAuthorityDisabled
+        case .authorityEnabled: language.administratorTexts.actionAuthorityEnabled
+        case .maintenanceStarted: language.administratorTexts.actionMaintenanceStarted
+        case .maintenanceEnded: language.administratorTexts.actionMaintenanceEnded
         case nil: action == OfficerAction.issuance ? a.actionIssue : action
         }
     }

@@ -20,7 +20,7 @@ extension PortalWeb {
 
     private func authoritiesList(_ request: Request, session current: PortalSession, authorities: [AuthorityRecord]) -> Response {
         let language = language(request)
-        let texts = language.authorityTexts
+        let texts = language.administratorTexts
         let rows = authorities.map { authority -> [String: Any] in
             var limits: [String] = []
             if let hour = authority.teleTANsPerHour { limits.append(PortalTexts.fill(texts.perHour, ["count": "\(hour)"])) }
@@ -142,10 +142,10 @@ extension PortalWeb {
             }
             logger.info("supervisor appointed", metadata: ["administrator": "\(current.officer.name)", "officer": "\(name)", "authority": "\(authority.id)"])
             let language = language(request)
-            let notice = PortalTexts.fill(language.authorityTexts.supervisorAppointed, ["name": name, "authority": authority.name])
+            let notice = PortalTexts.fill(language.administratorTexts.supervisorAppointed, ["name": name, "authority": authority.name])
             return pages.render(
                 "temporary-password", language: language, title: language.accountTexts.temporaryPasswordTitle, session: current,
-                values: ["password": password, "notice": notice, "backToAuthorities": language.authorityTexts.backToAuthorities]
+                values: ["password": password, "notice": notice, "backToAuthorities": language.administratorTexts.backToAuthorities]
             )
         }
     }

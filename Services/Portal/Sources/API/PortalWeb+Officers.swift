@@ -222,7 +222,7 @@ extension PortalWeb {
         let language = language(request)
         let heading = switch problem {
         case .notSupervisor: language.accountTexts.supervisorsOnlyTitle
-        case .notSystemAdministrator: language.authorityTexts.systemAdministratorsOnlyTitle
+        case .notSystemAdministrator: language.administratorTexts.systemAdministratorsOnlyTitle
         default: language.texts.errorTitle
         }
         return pages.render(

@@ -65,7 +65,7 @@ extension PortalWeb {
         let fields = try await form(request)
         try requireCSRF(fields, expected: current.csrfToken)
         // Nothing is asked of verification during maintenance.
-        guard !configuration.maintenance else { throw PortalError.maintenance }
+        guard !maintenance.isOn else { throw PortalError.maintenance }
         guard let kind = fields["type"].flatMap(TeleTANKind.init(rawValue:)) else { throw PortalError.badRequest }
         guard current.officer.may(issue: kind) else { throw PortalError.forbidden }
         var healthAuthority: HealthAuthority?
@@ -103,7 +103,7 @@ extension PortalWeb {
         let fields = try await form(request)
         try requireCSRF(fields, expected: current.csrfToken)
         // Nothing is asked of verification during maintenance.
-        guard !configuration.maintenance else { throw PortalError.maintenance }
+        guard !maintenance.isOn else { throw PortalError.maintenance }
         guard let kind = fields["kind"].flatMap(FamilyCodeKind.init(rawValue:)), configuration.codeKinds.contains(kind) else {
             throw PortalError.badRequest
         }

@@ -8,7 +8,7 @@ import PortalDomain
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
 /// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
-/// (administration by supervisors), `+Authorities` (health authorities, for system administrators), `+Audit` (the
+/// (administration by supervisors), `+Authorities` (health authorities, for system administrators), `+Maintenance` (their switch), `+Audit` (the
 /// audit page), `+Statistics` (supervisors' charts and downloads), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
@@ -32,6 +32,9 @@ struct PortalWeb: Sendable {
     let teleTANs: TeleTANIssuer
     /// The health authorities at verification, for system administrators (`+Authorities`).
     let register: AuthorityRegister
+    /// Whether the portal is in maintenance (the setting, or a system administrator's switch in `settings`).
+    let maintenance: MaintenanceState
+    let settings: PortalSettingsStore
     /// The officers' authorities for the start page, kept a minute.
     let authorityCache: AuthorityCache
     /// The services' statistics, for supervisors (`+Statistics`).
@@ -74,6 +77,8 @@ struct PortalWeb: Sendable {
         router.post("/authorities/disable") { request, _ in try await self.disableAuthority(request) }
         router.post("/authorities/enable") { request, _ in try await self.enableAuthority(request) }
         router.post("/authorities/supervisor") { request, _ in try await self.appointSupervisor(request) }
+        router.get("/maintenance") { request, _ in try await self.maintenancePage(request) }
+        router.post("/maintenance") { request, _ in try await self.switchMaintenance(request) }
         router.get("/audit") { request, _ in try await self.auditPage(request) }
         router.get("/audit.csv") { request, _ in try await self.auditDownload(request) }
         router.get("/language") { request, _ in try self.chooseLanguage(request) }

@@ -14,7 +14,8 @@ public struct OfficerAuditEntry: Sendable, Equatable {
     public let detail: String?
     public let occurredAt: Int64
     /// The health authority whose audit log shows the row: that of the account acted on (or of the officer who asked,
-    /// for an issuance); nil for a system administrator's steps on authorities, which only the national view shows.
+    /// for an issuance, or the authority a system administrator changed); nil for a step that belongs to no authority
+    /// (the maintenance switch), which only the national view shows.
     public let authority: String?
 
     public init(actor: String, actorSource: Officer.Source, action: String, target: String?, detail: String?, occurredAt: Int64, authority: String?) {

@@ -119,13 +119,20 @@ enum PortalMigrations {
                 "ALTER TABLE portal_sessions ADD COLUMN authority TEXT",
                 "UPDATE portal_sessions SET authority = '\(AuthorityID.default)'",
                 // The authority of the officer who asked (issuance) or of the account acted on (administration); NULL
-                // for a system administrator's own steps on authorities, which only the national view shows.
+                // for a system administrator's steps that belong to no authority (the maintenance switch), which only the
+                // national view shows.
                 "ALTER TABLE portal_audit_log ADD COLUMN authority TEXT",
                 "UPDATE portal_audit_log SET authority = '\(AuthorityID.default)'",
                 "CREATE INDEX portal_audit_log_authority ON portal_audit_log (authority, occurred_at)",
                 "ALTER TABLE portal_admin_audit_log ADD COLUMN authority TEXT",
                 "UPDATE portal_admin_audit_log SET authority = '\(AuthorityID.default)'",
                 "CREATE INDEX portal_admin_audit_log_authority ON portal_admin_audit_log (authority, occurred_at)",
+            ]
+        },
+        Migration(version: 5, name: "settings changed in the portal: the maintenance switch of system administrators") { _ in
+            [
+                // One row per setting, with who changed it last and when (the audit log has every change).
+                "CREATE TABLE portal_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL, changed_by TEXT NOT NULL, changed_at BIGINT NOT NULL)",
             ]
         },
     ]

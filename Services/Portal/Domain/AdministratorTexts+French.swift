@@ -1,5 +1,5 @@
-extension AuthorityTexts {
-    public static let french = AuthorityTexts(
+extension AdministratorTexts {
+    public static let french = AdministratorTexts(
         navigation: "Autorités",
         title: "Autorités sanitaires",
         intro: "Les autorités sanitaires de cette installation. Chacune a ses agents, ses superviseurs, son journal et ses statistiques, les familles d'applications pour lesquelles elle peut émettre des codes, et ses propres limites en plus de celles de l'installation. Seuls les administrateurs système voient cette page.",
@@ -38,7 +38,7 @@ extension AuthorityTexts {
         supervisorAppointed: "{name} est désormais superviseur de {authority}. Transmettez-lui ce mot de passe temporaire par un moyen sûr ; à sa première connexion, il choisira le sien et configurera la connexion à deux facteurs.",
         backToAuthorities: "Retour aux autorités sanitaires",
         systemAdministratorsOnlyTitle: "Réservé aux administrateurs système",
-        notSystemAdministrator: "La page « Autorités sanitaires » est réservée aux administrateurs système, c'est-à-dire aux agents qui ont le rôle c19sysadmin. Votre compte n'a pas ce rôle.",
+        notSystemAdministrator: "Cette page est réservée aux administrateurs système, c'est-à-dire aux agents qui ont le rôle c19sysadmin. Votre compte n'a pas ce rôle.",
         refusedInvalidID: "L'identifiant compte 1 à 32 caractères parmi a–z, 0–9 et -, sans commencer par -.",
         refusedInvalidName: "Le nom compte 1 à 100 caractères sur une seule ligne.",
         refusedInvalidRegions: "Au plus 32 régions, chacune de 1 à 16 lettres, chiffres, _ et -.",
@@ -49,6 +49,17 @@ extension AuthorityTexts {
         actionAuthorityAdded: "Autorité sanitaire ajoutée",
         actionAuthorityDisabled: "Autorité sanitaire désactivée",
         actionAuthorityEnabled: "Autorité sanitaire réactivée",
+        maintenanceNavigation: "Maintenance",
+        maintenanceTitle: "Maintenance",
+        maintenanceIntro: "En maintenance, chaque page du portail affiche un bandeau et aucun teleTAN ni code n'est émis (le service de vérification n'est pas sollicité). La connexion, l'administration et les statistiques fonctionnent normalement ; les applications ne sont pas concernées.",
+        maintenanceOn: "Le portail est en maintenance.",
+        maintenanceOff: "Le portail n'est pas en maintenance.",
+        maintenanceChanged: "Dernière bascule par {name} à {time} (UTC).",
+        maintenanceBySetting: "L'exploitant a défini MAINTENANCE_MODE : le portail reste en maintenance jusqu'au retrait de ce réglage, quelle que soit la position de l'interrupteur.",
+        maintenanceStart: "Commencer la maintenance",
+        maintenanceEnd: "Terminer la maintenance",
+        actionMaintenanceStarted: "Maintenance commencée",
+        actionMaintenanceEnded: "Maintenance terminée",
         families: ["cwa": "Corona-Warn-App (teleTAN)", "covidshield": "CovidShield", "protego": "ProteGO Safe"]
     )
 }

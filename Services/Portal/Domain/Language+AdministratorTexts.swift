@@ -1,6 +1,6 @@
 extension Language {
     /// The health-authorities page's texts (a system administrator's page).
-    public var authorityTexts: AuthorityTexts {
+    public var administratorTexts: AdministratorTexts {
         switch self {
         case .en: .english
         case .de: .german

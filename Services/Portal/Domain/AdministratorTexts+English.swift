@@ -1,5 +1,5 @@
-extension AuthorityTexts {
-    public static let english = AuthorityTexts(
+extension AdministratorTexts {
+    public static let english = AdministratorTexts(
         navigation: "Authorities",
         title: "Health authorities",
         intro: "The health authorities of this installation. Each has its own officers, supervisors, audit log and statistics, the app families it may issue codes for, and limits of its own beside the installation's. Only system administrators see this page.",
@@ -38,7 +38,7 @@ extension AuthorityTexts {
         supervisorAppointed: "{name} is now a supervisor of {authority}. Give them this temporary password by a safe way; when they first sign in they choose their own and set up two-factor sign-in.",
         backToAuthorities: "Back to the health authorities",
         systemAdministratorsOnlyTitle: "For system administrators only",
-        notSystemAdministrator: "The Health authorities page is for system administrators: officers with the role c19sysadmin. Your account does not have it.",
+        notSystemAdministrator: "This page is for system administrators: officers with the role c19sysadmin. Your account does not have it.",
         refusedInvalidID: "The id must be 1 to 32 of a–z, 0–9 and -, not starting with -.",
         refusedInvalidName: "The name must be 1 to 100 characters on one line.",
         refusedInvalidRegions: "Regions are at most 32, each 1 to 16 of letters, digits, _ and -.",
@@ -49,6 +49,17 @@ extension AuthorityTexts {
         actionAuthorityAdded: "Health authority added",
         actionAuthorityDisabled: "Health authority disabled",
         actionAuthorityEnabled: "Health authority enabled",
+        maintenanceNavigation: "Maintenance",
+        maintenanceTitle: "Maintenance",
+        maintenanceIntro: "In maintenance every page of the portal shows a banner, and no teleTAN or code is issued (verification is not asked). Signing in, the administration and the statistics work as usual; apps are not affected.",
+        maintenanceOn: "The portal is in maintenance.",
+        maintenanceOff: "The portal is not in maintenance.",
+        maintenanceChanged: "Last switched by {name} at {time} (UTC).",
+        maintenanceBySetting: "The operator set MAINTENANCE_MODE: the portal stays in maintenance until that setting is removed, whatever the switch says.",
+        maintenanceStart: "Start maintenance",
+        maintenanceEnd: "End maintenance",
+        actionMaintenanceStarted: "Maintenance started",
+        actionMaintenanceEnded: "Maintenance ended",
         families: ["cwa": "Corona-Warn-App (teleTANs)", "covidshield": "CovidShield", "protego": "ProteGO Safe"]
     )
 }

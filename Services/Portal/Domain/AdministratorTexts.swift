@@ -1,6 +1,6 @@
-/// The health-authorities page's texts in one language (`Language.authorityTexts`), and the audit page's words for
-/// its steps.
-public struct AuthorityTexts: Sendable {
+/// The texts of the system administrators' pages in one language (`Language.administratorTexts`): the health
+/// authorities and the maintenance switch, and the audit page's words for their steps.
+public struct AdministratorTexts: Sendable {
     public let navigation: String
     public let title: String
     public let intro: String
@@ -58,6 +58,19 @@ public struct AuthorityTexts: Sendable {
     public let actionAuthorityAdded: String
     public let actionAuthorityDisabled: String
     public let actionAuthorityEnabled: String
+    public let maintenanceNavigation: String
+    public let maintenanceTitle: String
+    public let maintenanceIntro: String
+    public let maintenanceOn: String
+    public let maintenanceOff: String
+    /// "Switched on by {name} at {time} (UTC)."
+    public let maintenanceChanged: String
+    /// The state when `MAINTENANCE_MODE` is set: the switch cannot end it.
+    public let maintenanceBySetting: String
+    public let maintenanceStart: String
+    public let maintenanceEnd: String
+    public let actionMaintenanceStarted: String
+    public let actionMaintenanceEnded: String
     /// Each family, by its name in verification (`cwa`).
     public let families: [String: String]
 

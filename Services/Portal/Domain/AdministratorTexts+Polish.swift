@@ -1,5 +1,5 @@
-extension AuthorityTexts {
-    public static let polish = AuthorityTexts(
+extension AdministratorTexts {
+    public static let polish = AdministratorTexts(
         navigation: "Organy",
         title: "Organy sanitarne",
         intro: "Organy sanitarne tej instalacji. Każdy ma własnych pracowników, kierowników, dziennik i statystyki, rodziny aplikacji, dla których może wydawać kody, oraz własne limity obok limitów instalacji. Tę stronę widzą tylko administratorzy systemu.",
@@ -38,7 +38,7 @@ extension AuthorityTexts {
         supervisorAppointed: "{name} jest teraz kierownikiem organu {authority}. Przekaż to hasło tymczasowe bezpieczną drogą; przy pierwszym logowaniu zostanie wybrane własne hasło i skonfigurowane logowanie dwuskładnikowe.",
         backToAuthorities: "Powrót do organów sanitarnych",
         systemAdministratorsOnlyTitle: "Tylko dla administratorów systemu",
-        notSystemAdministrator: "Strona „Organy sanitarne” jest dostępna wyłącznie dla administratorów systemu, czyli pracowników z rolą c19sysadmin. To konto nie ma tej roli.",
+        notSystemAdministrator: "Ta strona jest dostępna wyłącznie dla administratorów systemu, czyli pracowników z rolą c19sysadmin. To konto nie ma tej roli.",
         refusedInvalidID: "Identyfikator ma od 1 do 32 znaków spośród a–z, 0–9 i - i nie zaczyna się od -.",
         refusedInvalidName: "Nazwa ma od 1 do 100 znaków w jednym wierszu.",
         refusedInvalidRegions: "Najwyżej 32 regiony, każdy od 1 do 16 liter, cyfr, _ i -.",
@@ -49,6 +49,17 @@ extension AuthorityTexts {
         actionAuthorityAdded: "Dodano organ sanitarny",
         actionAuthorityDisabled: "Zablokowano organ sanitarny",
         actionAuthorityEnabled: "Odblokowano organ sanitarny",
+        maintenanceNavigation: "Konserwacja",
+        maintenanceTitle: "Konserwacja",
+        maintenanceIntro: "Podczas konserwacji każda strona portalu wyświetla komunikat i nie są wydawane żadne kody teleTAN ani inne kody (usługa weryfikacji nie jest pytana). Logowanie, administracja i statystyki działają normalnie; aplikacje nie są objęte konserwacją.",
+        maintenanceOn: "Portal jest w trybie konserwacji.",
+        maintenanceOff: "Portal nie jest w trybie konserwacji.",
+        maintenanceChanged: "Ostatnio przełączone przez: {name}, {time} (UTC).",
+        maintenanceBySetting: "Operator ustawił MAINTENANCE_MODE: portal pozostaje w trybie konserwacji do usunięcia tego ustawienia, niezależnie od przełącznika.",
+        maintenanceStart: "Rozpocznij konserwację",
+        maintenanceEnd: "Zakończ konserwację",
+        actionMaintenanceStarted: "Rozpoczęto konserwację",
+        actionMaintenanceEnded: "Zakończono konserwację",
         families: ["cwa": "Corona-Warn-App (teleTAN)", "covidshield": "CovidShield", "protego": "ProteGO Safe"]
     )
 }

@@ -1,5 +1,5 @@
-extension AuthorityTexts {
-    public static let german = AuthorityTexts(
+extension AdministratorTexts {
+    public static let german = AdministratorTexts(
         navigation: "Behörden",
         title: "Gesundheitsbehörden",
         intro: "Die Gesundheitsbehörden dieser Installation. Jede hat ihre eigenen Mitarbeitenden, ihre Leitung, ihr Protokoll und ihre Statistik, die App-Familien, für die sie Codes ausgeben darf, und eigene Grenzen neben denen der Installation. Nur Systemverwaltende sehen diese Seite.",
@@ -38,7 +38,7 @@ extension AuthorityTexts {
         supervisorAppointed: "{name} leitet nun {authority}. Geben Sie das vorläufige Passwort auf sicherem Weg weiter; bei der ersten Anmeldung wird ein eigenes gewählt und die Anmeldung mit zweitem Faktor eingerichtet.",
         backToAuthorities: "Zurück zu den Gesundheitsbehörden",
         systemAdministratorsOnlyTitle: "Nur für Systemverwaltende",
-        notSystemAdministrator: "Die Seite „Gesundheitsbehörden“ ist Systemverwaltenden vorbehalten: Mitarbeitenden mit der Rolle c19sysadmin. Ihr Konto hat diese Rolle nicht.",
+        notSystemAdministrator: "Diese Seite ist Systemverwaltenden vorbehalten: Mitarbeitenden mit der Rolle c19sysadmin. Ihr Konto hat diese Rolle nicht.",
         refusedInvalidID: "Die Kennung besteht aus 1 bis 32 Zeichen aus a–z, 0–9 und - und beginnt nicht mit -.",
         refusedInvalidName: "Der Name hat 1 bis 100 Zeichen in einer Zeile.",
         refusedInvalidRegions: "Höchstens 32 Regionen, jede aus 1 bis 16 Buchstaben, Ziffern, _ und -.",
@@ -49,6 +49,17 @@ extension AuthorityTexts {
         actionAuthorityAdded: "Gesundheitsbehörde hinzugefügt",
         actionAuthorityDisabled: "Gesundheitsbehörde gesperrt",
         actionAuthorityEnabled: "Gesundheitsbehörde entsperrt",
+        maintenanceNavigation: "Wartung",
+        maintenanceTitle: "Wartung",
+        maintenanceIntro: "In der Wartung zeigt jede Seite des Portals einen Hinweis, und es werden keine teleTANs oder Codes erzeugt (der Verifikationsdienst wird nicht gefragt). Anmeldung, Verwaltung und Statistik funktionieren wie gewohnt; Apps sind nicht betroffen.",
+        maintenanceOn: "Das Portal ist in Wartung.",
+        maintenanceOff: "Das Portal ist nicht in Wartung.",
+        maintenanceChanged: "Zuletzt umgeschaltet von {name} um {time} (UTC).",
+        maintenanceBySetting: "Der Betrieb hat MAINTENANCE_MODE gesetzt: Das Portal bleibt in Wartung, bis diese Einstellung entfernt ist, gleich wie der Schalter steht.",
+        maintenanceStart: "Wartung beginnen",
+        maintenanceEnd: "Wartung beenden",
+        actionMaintenanceStarted: "Wartung begonnen",
+        actionMaintenanceEnded: "Wartung beendet",
         families: ["cwa": "Corona-Warn-App (teleTANs)", "covidshield": "CovidShield", "protego": "ProteGO Safe"]
     )
 }
