@@ -443,6 +443,18 @@ def test_officer_administration_with_the_keyboard():
                 keys.activate("back-to-authorities")
                 wait.until(EC.presence_of_element_located((By.ID, "authority-north")))
                 print("system administrator added a health authority and appointed its first supervisor")
+                # The maintenance switch: on shows the banner on every page, off removes it.
+                keys.activate("nav-maintenance")
+                wait.until(EC.presence_of_element_located((By.ID, "start-maintenance")))
+                accessibility.audit(browser, "the maintenance page")
+                keys.activate("start-maintenance")
+                wait.until(EC.presence_of_element_located((By.ID, "end-maintenance")))
+                assert browser.find_element(By.ID, "maintenance-banner").is_displayed()
+                accessibility.audit(browser, "the maintenance page in maintenance")
+                keys.activate("end-maintenance")
+                wait.until(EC.presence_of_element_located((By.ID, "start-maintenance")))
+                assert not browser.find_elements(By.ID, "maintenance-banner")
+                print("system administrator switched maintenance on and off")
                 keys.activate("nav-audit")
                 wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
                 rows = browser.find_element(By.ID, "audit").text
