@@ -42,6 +42,9 @@ public struct TestHTTPClient: Sendable {
     public var serviceToken: (@Sendable (String) -> String)?
     /// The client requests go through: the shared one (8 connections per host) unless `using(_:)` chose another.
     public private(set) var http: HTTPClient = .shared
+    /// How long one request may take unless it names its own: 30 s, or 120 s through `using(_:)`, whose many
+    /// concurrent requests queue on a loaded CI machine (such tests count answers; how fast is for the benchmarks).
+    public private(set) var timeout: TimeAmount = .seconds(30)
 
     public init(port: Int, host: String = "127.0.0.1", headers: [(String, String)] = []) {
         self.baseURL = "http://\(host):\(port)"
@@ -53,6 +56,7 @@ public struct TestHTTPClient: Sendable {
     public func using(_ http: HTTPClient) -> TestHTTPClient {
         var copy = self
         copy.http = http
+        copy.timeout = .seconds(120)
         return copy
     }
 
@@ -61,13 +65,13 @@ public struct TestHTTPClient: Sendable {
         _ path: String,
         headers: [(String, String)] = [],
         body: [UInt8]? = nil,
-        timeout: TimeAmount = .seconds(30)
+        timeout: TimeAmount? = nil
     ) async throws -> TestResponse {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         for (name, value) in allHeaders(path: path, headers) { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await http.execute(request, timeout: timeout)
+        let response = try await http.execute(request, timeout: timeout ?? self.timeout)
         let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
         return TestResponse(
             status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected),
@@ -110,7 +114,7 @@ extension TestHTTPClient {
         for (name, value) in allHeaders(path: path, headers) { request.headers.add(name: name, value: value) }
         let chunks = [ByteBuffer(bytes: body)]
         request.body = .stream(chunks.async, length: .unknown)
-        let response = try await http.execute(request, timeout: .seconds(30))
+        let response = try await http.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 1024 * 1024)
         return TestResponse(
             status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected),

@@ -56,7 +56,10 @@ struct PortalHarness {
         } _: { stack in
             let database = try await stack.connect(.portal)
             let verificationDatabase = try await stack.connect(.verification)
-            defer { Task { await verificationDatabase.shutdown() } }
+            func shutDown() async {
+                await database.shutdown()
+                await verificationDatabase.shutdown()
+            }
             do {
                 try await body(PortalHarness(
                     portalPort: stack.port(.portal, PortalService.listenerName),
@@ -68,9 +71,9 @@ struct PortalHarness {
                     verificationDatabase: verificationDatabase,
                     dataDirectory: URL(fileURLWithPath: stack.plan.dataDirectory)
                 ))
-                await database.shutdown()
+                await shutDown()
             } catch {
-                await database.shutdown()
+                await shutDown()
                 throw error
             }
         }

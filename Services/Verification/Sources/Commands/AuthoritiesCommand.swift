@@ -19,6 +19,14 @@ extension AuthoritiesAction {
     }
 }
 
+extension AuthoritiesAction {
+    /// `disable` and `enable`: the switch of authority `id`, or a usage error for one that does not exist.
+    func setDisabled(_ disabled: Bool, id: String, store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
+        guard try await store.setDisabled(id: id, disabled, now: environment.clock.now()) != nil else { throw UsageError("no health authority \(id)") }
+        return "Health authority \(id) \(disabled ? "disabled" : "enabled")."
+    }
+}
+
 /// `verification-service authorities list|add|disable|enable`: the health authorities, for operators without the
 /// portal (which changes them through `/version/v1/authorities`).
 struct AuthoritiesCommand: SubcommandGroup {
@@ -95,8 +103,7 @@ struct AuthoritiesCommand: SubcommandGroup {
         @OptionGroup var settings: SettingsOptions
 
         func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
-            guard try await store.setDisabled(id: id, true, now: environment.clock.now()) != nil else { throw UsageError("no health authority \(id)") }
-            return "Health authority \(id) disabled."
+            try await setDisabled(true, id: id, store: store, environment: environment)
         }
     }
 
@@ -106,8 +113,7 @@ struct AuthoritiesCommand: SubcommandGroup {
         @OptionGroup var settings: SettingsOptions
 
         func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
-            guard try await store.setDisabled(id: id, false, now: environment.clock.now()) != nil else { throw UsageError("no health authority \(id)") }
-            return "Health authority \(id) enabled."
+            try await setDisabled(false, id: id, store: store, environment: environment)
         }
     }
 }
