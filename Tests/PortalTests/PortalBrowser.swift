@@ -56,7 +56,7 @@ final class PortalBrowser: @unchecked Sendable {
             }
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await Self.client.execute(request, timeout: .seconds(30))
+        let response = try await Self.client.execute(request, timeout: .seconds(120))
         let collected = try await response.body.collect(upTo: 4 * 1024 * 1024)
         for header in response.headers[canonicalForm: "Set-Cookie"] { remember(String(header)) }
         return BrowserResponse(
