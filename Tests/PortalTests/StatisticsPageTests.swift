@@ -138,6 +138,36 @@ import FoundationXML
         }
     }
 
+    /// Each family's funnel adds its steps' counts over the period from the two services that count them, and is left
+    /// out when a service it needs could not be read (its missing counts would read as none) or when it counted
+    /// nothing.
+    @Test func eachFamilysFunnelAddsItsStepsFromBothServices() throws {
+        let day = StatisticsDay(of: Date(timeIntervalSince1970: 1_790_000_000))
+        func count(_ figure: String, _ breakdown: String, _ count: Int64, on offset: Int64 = 0) -> DailyCount {
+            DailyCount(day: day.adding(days: offset), figure: figure, breakdown: breakdown, count: count)
+        }
+        let verification = StatisticsSources.Answer(service: "verification", counts: [
+            count("registrations", "guid", 5), count("registrations", "teletan", 3, on: 1), count("tans_issued", "", 6),
+            count("codes_issued", "protego", 7), count("codes_issued", "protego", 3, on: 1), count("codes_redeemed", "protego", 8),
+            count("codes_issued_by_authority", "default", 10), count("teletans_issued", "", 4),
+        ])
+        let submission = StatisticsSources.Answer(service: "submission", counts: [
+            count("uploads", "cwa", 4), count("uploads", "protego", 6), count("keys_submitted", "", 90),
+        ])
+        let funnels = PortalWeb.funnels([verification, submission])
+        #expect(funnels.map(\.family.id) == ["cwa", "protego"])
+        #expect(funnels.map(\.totals) == [[8, 6, 4], [10, 8, 6]])
+        #expect(funnels[1].share(ofStep: 0) == nil && funnels[1].share(ofStep: 1) == 80 && funnels[1].share(ofStep: 2) == 75)
+        #expect(StatisticsFunnel(family: StatisticsFunnel.families[1], totals: [0, 0, 2]).share(ofStep: 2) == nil)
+        #expect(PortalWeb.funnels([verification, .init(service: "submission", counts: nil)]).isEmpty)
+        #expect(PortalWeb.funnels([verification]).isEmpty)
+
+        let svg = funnels[1].svg(title: "From code to upload: <ProteGO>", stepName: { $0.figure }, shareText: { "\($0) %" })
+        try Self.expectWellFormedXML(svg)
+        #expect(svg.contains("&lt;ProteGO&gt;") && !svg.contains("<ProteGO>"))
+        #expect(svg.contains("<title>codes_redeemed: 8 (80 %)</title>") && svg.contains("<title>codes_issued: 10</title>"))
+    }
+
     @Test func theChartEscapesItsTextAndIsWellFormed() throws {
         let chart = StatisticsChart(title: "a <b> & \"c\"", bars: [.init(label: "2026-11-27", value: 3), .init(label: "<x>", value: 0)])
         try Self.expectWellFormedXML(chart.svg)

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import ExposureNaCl
 import ExposureProtocol
 import ExposureTestSupport
@@ -125,7 +126,7 @@ import Testing
 
     @Test(arguments: TestDatabase.all)
     func aPairBringsInTwentyEightKeysAndRepeatsAreNotCharged(kind: TestDatabase) async throws {
-        try await SubmissionHarness.runCovidShield(kind) { harness in
+        try await SubmissionHarness.runCovidShield(kind, environment: ["STATISTICS_FLUSH_INTERVAL": "1s"]) { harness in
             let pair = try await harness.claimPair()
             var keys = (1...14).map { CovidShieldWire.key(UInt8($0), rollingStart: Self.yesterday) }
             #expect(try await harness.upload(keys, to: pair).body == [0x08, 0x00])
@@ -142,6 +143,15 @@ import Testing
             #expect(try await harness.storedCount() == 28)
             // Keys it brought in already cost nothing.
             #expect(try await harness.upload(keys, to: pair).status == 200)
+            // The daily statistics: every key once, and the pair's uploads as one (the funnel's last step), not fifteen.
+            let today = StatisticsDay(of: harness.clock.now())
+            let statistics = DailyStatisticsStore(database: harness.database, service: "submission")
+            var counted: [String] = []
+            try await pollUntil(interval: .milliseconds(200)) {
+                counted = try await statistics.counts(from: today, through: today).map { "\($0.figure)/\($0.breakdown)=\($0.count)" }
+                return counted.count == 2
+            }
+            #expect(counted == ["keys_submitted/=28", "uploads/covidshield=1"])
         }
     }
 

@@ -38,7 +38,7 @@ import SubmissionDomain
             let expected: [String: [String]] = [
                 "testresult": ["\(day),lab_results_received,lab-1/pcr/2,1"],
                 "verification": ["\(day),registrations,guid,1", "\(day),tans_issued,,1", "\(day),tans_redeemed,,1"],
-                "submission": ["\(day),keys_submitted,,3"],
+                "submission": ["\(day),keys_submitted,,3", "\(day),uploads,cwa,1"],
             ]
             for (service, lines) in expected {
                 // Until each service's flush stored its counts (the limit only ends a hang).

@@ -182,6 +182,31 @@ import Testing
         }
     }
 
+    /// The first two steps of each family's funnel on the portal's statistics page: codes issued by family (officers'
+    /// and issuers' alike), and codes redeemed by family, an app-side figure served for finished days only; a wrong
+    /// code and a second redemption count nothing.
+    @Test(arguments: TestDatabase.all)
+    func codesAreCountedIssuedAndRedeemedPerFamily(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind, environment: StatisticsTests.settings) { h in
+            let officer = try await h.officerToken(roles: ["c19hotline"])
+            let pin = try #require(try await h.issueCode("PROTEGO", token: officer).json["code"] as? String)
+            let claim = try #require(try await h.issueCode("COVIDSHIELD", token: officer).json["code"] as? String)
+            let issuer = try await h.addIssuer("gis-pl", kind: "protego")
+            try #require(try await h.callable("/generateCodesBatch", #"{"data":{"numberOfCodes":2,"duration":1800}}"#, token: issuer).status == 200)
+            try #require(try await h.redeemCode("PROTEGO", pin).status == 200)
+            try #require(try await h.redeemCode("PROTEGO", pin).status == 404)
+            try #require(try await h.redeemCode("COVIDSHIELD", claim).status == 200)
+            try #require(try await h.redeemCode("COVIDSHIELD", claim == "00000000" ? "00000001" : "00000000").status == 404)
+            let today = StatisticsDay(of: h.clock.now())
+            let issued = try await StatisticsTests.eventually(h, from: today, to: today) { $0["codes_issued/protego"] == 3 }
+            #expect(issued["codes_issued/protego"] == 3 && issued["codes_issued/covidshield"] == 1)
+            #expect(issued["codes_redeemed/protego"] == nil, "app-side: not served for today")
+            h.clock.advance(by: 86400)
+            let finished = try await StatisticsTests.eventually(h, from: today, to: today) { $0["codes_redeemed/protego"] != nil }
+            #expect(finished["codes_redeemed/protego"] == 1 && finished["codes_redeemed/covidshield"] == 1)
+        }
+    }
+
     @Test func theSettingsHaveTheirDefaultsAndAreChecked() throws {
         func configuration(_ extra: [String: String]) throws -> VerificationConfiguration {
             try VerificationConfiguration(Settings(arguments: ["test"], environment: ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys].merging(extra) { $1 }))

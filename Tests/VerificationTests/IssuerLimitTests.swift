@@ -90,7 +90,10 @@ import Testing
             #expect(audit == [["gis-pl", "PROTEGO", "PL", "2", now], ["ontario-ha", "COVIDSHIELD", "ON", "1", now]])
             for value in audit.joined() { #expect(!pins.contains(value) && value != code) }
             let today = StatisticsDay(of: h.clock.now())
-            let expected = ["codes_issued_by_issuer/gis-pl": 2, "codes_issued_by_issuer/ontario-ha": 1, "codes_issued_by_authority/default": 3]
+            let expected = [
+                "codes_issued_by_issuer/gis-pl": 2, "codes_issued_by_issuer/ontario-ha": 1, "codes_issued_by_authority/default": 3,
+                "codes_issued/protego": 2, "codes_issued/covidshield": 1,
+            ]
             // Every count awaited: the issuances may fall on either side of a flush.
             let counts = try await StatisticsTests.eventually(h, from: today, to: today) { counts in
                 expected.allSatisfy { counts[$0.key] == $0.value }

@@ -24,6 +24,16 @@ extension StatisticsTexts {
         appFiguresWait: "What officers, labs and health-authority systems did today is counted as it happens. What apps do (tests registered, TANs, uploads) appears once the day has ended: a count that moved with one phone's request could tell an onlooker whether that request was real.",
         nothingYetToday: "Nothing counted yet today.",
         figureHeading: "Figure",
+        funnelHeading: "From code to upload, by app family",
+        funnelIntro: "Of the codes or registrations of each family in this period: how many apps redeemed, and how many uploads followed. A step may count what began in the period before.",
+        shareOfStepBefore: "{share} of the step before",
+        funnelSteps: [
+            "registrations": "Tests registered",
+            "tans_issued": "TANs issued",
+            "codes_issued": "Codes issued",
+            "codes_redeemed": "Codes redeemed",
+            "uploads": "Uploads",
+        ],
         figures: [
             "officer_issuance": "teleTANs and codes issued by your authority's officers",
             "officer_issuance_refused": "Requests of your authority's officers refused",
@@ -38,6 +48,9 @@ extension StatisticsTexts {
             "lab_results_received": "Lab results received",
             "keys_submitted": "Keys submitted",
             "keys_published": "Keys published",
+            "codes_issued": "Codes issued, by app family",
+            "codes_redeemed": "Codes redeemed by apps, by app family",
+            "uploads": "Uploads, by app family",
         ],
         services: ["authority": "your health authority", "verification": "verification", "testresult": "test results", "submission": "submission"]
     )

@@ -24,6 +24,16 @@ extension StatisticsTexts {
         appFiguresWait: "Ce que les agents, les laboratoires et les systèmes des autorités sanitaires ont fait aujourd'hui est comptabilisé en temps réel. Ce que font les applications (tests enregistrés, TAN, téléversements) n'apparaît qu'une fois la journée terminée : un chiffre qui évoluerait avec la requête d'un seul téléphone pourrait révéler à un observateur si cette requête était réelle.",
         nothingYetToday: "Rien n'a encore été comptabilisé aujourd'hui.",
         figureHeading: "Indicateur",
+        funnelHeading: "Du code au téléversement, par famille d’applications",
+        funnelIntro: "Des codes ou enregistrements de chaque famille sur cette période : combien les applications en ont utilisé, et combien de téléversements ont suivi. Une étape peut compter ce qui a commencé à la période précédente.",
+        shareOfStepBefore: "{share} de l’étape précédente",
+        funnelSteps: [
+            "registrations": "Tests enregistrés",
+            "tans_issued": "TAN émis",
+            "codes_issued": "Codes émis",
+            "codes_redeemed": "Codes utilisés",
+            "uploads": "Téléversements",
+        ],
         figures: [
             "officer_issuance": "teleTAN et codes émis par les agents de votre autorité",
             "officer_issuance_refused": "Demandes des agents de votre autorité qui ont été refusées",
@@ -38,6 +48,9 @@ extension StatisticsTexts {
             "lab_results_received": "Résultats de laboratoire reçus",
             "keys_submitted": "Clés transmises",
             "keys_published": "Clés publiées",
+            "codes_issued": "Codes émis, par famille d’applications",
+            "codes_redeemed": "Codes utilisés par les applications, par famille",
+            "uploads": "Téléversements, par famille d’applications",
         ],
         services: ["authority": "votre autorité sanitaire", "verification": "vérification", "testresult": "résultats de test", "submission": "transmission"]
     )

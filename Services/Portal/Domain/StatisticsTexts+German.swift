@@ -24,6 +24,16 @@ extension StatisticsTexts {
         appFiguresWait: "Was Mitarbeiter:innen, Labore und Systeme der Gesundheitsbehörden heute getan haben, wird sofort gezählt. Was Apps tun (registrierte Tests, TANs, Uploads), erscheint erst nach Ende des Tages: Eine Zahl, die sich mit der Anfrage eines einzelnen Telefons bewegt, könnte Beobachtern verraten, ob diese Anfrage echt war.",
         nothingYetToday: "Heute wurde noch nichts gezählt.",
         figureHeading: "Kennzahl",
+        funnelHeading: "Vom Code zum Upload, je App-Familie",
+        funnelIntro: "Von den Codes oder Registrierungen jeder Familie in diesem Zeitraum: wie viele Apps eingelöst haben und wie viele Uploads folgten. Ein Schritt kann mitzählen, was im Zeitraum davor begann.",
+        shareOfStepBefore: "{share} des vorigen Schritts",
+        funnelSteps: [
+            "registrations": "Registrierte Tests",
+            "tans_issued": "Ausgegebene TANs",
+            "codes_issued": "Ausgegebene Codes",
+            "codes_redeemed": "Eingelöste Codes",
+            "uploads": "Uploads",
+        ],
         figures: [
             "officer_issuance": "Von den Mitarbeitenden Ihrer Behörde ausgegebene teleTANs und Codes",
             "officer_issuance_refused": "Abgelehnte Anfragen der Mitarbeitenden Ihrer Behörde",
@@ -38,6 +48,9 @@ extension StatisticsTexts {
             "lab_results_received": "Empfangene Laborergebnisse",
             "keys_submitted": "Übermittelte Schlüssel",
             "keys_published": "Veröffentlichte Schlüssel",
+            "codes_issued": "Ausgegebene Codes je App-Familie",
+            "codes_redeemed": "Von Apps eingelöste Codes je App-Familie",
+            "uploads": "Uploads je App-Familie",
         ],
         services: ["authority": "Ihre Gesundheitsbehörde", "verification": "Verifikation", "testresult": "Testergebnisse", "submission": "Übermittlung"]
     )

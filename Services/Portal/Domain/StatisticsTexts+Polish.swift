@@ -24,6 +24,16 @@ extension StatisticsTexts {
         appFiguresWait: "Dzisiejsze działania pracowników, laboratoriów i systemów organów sanitarnych są zliczane na bieżąco. Działania aplikacji (zarejestrowane testy, kody TAN, przesłane dane) pojawiają się dopiero po zakończeniu dnia: wartość zmieniająca się wraz z żądaniem pojedynczego telefonu mogłaby zdradzić postronnemu obserwatorowi, czy to żądanie było prawdziwe.",
         nothingYetToday: "Dzisiaj nic jeszcze nie zliczono.",
         figureHeading: "Wskaźnik",
+        funnelHeading: "Od kodu do przesłania, według rodziny aplikacji",
+        funnelIntro: "Z kodów lub rejestracji każdej rodziny w tym okresie: ile aplikacje wykorzystały i ile przesłań nastąpiło. Krok może liczyć to, co zaczęło się w poprzednim okresie.",
+        shareOfStepBefore: "{share} poprzedniego kroku",
+        funnelSteps: [
+            "registrations": "Zarejestrowane testy",
+            "tans_issued": "Wydane kody TAN",
+            "codes_issued": "Wydane kody",
+            "codes_redeemed": "Wykorzystane kody",
+            "uploads": "Przesłania",
+        ],
         figures: [
             "officer_issuance": "Kody teleTAN i inne kody wydane przez pracowników organu sanitarnego",
             "officer_issuance_refused": "Odrzucone żądania pracowników organu sanitarnego",
@@ -38,6 +48,9 @@ extension StatisticsTexts {
             "lab_results_received": "Otrzymane wyniki badań laboratoryjnych",
             "keys_submitted": "Przesłane klucze",
             "keys_published": "Opublikowane klucze",
+            "codes_issued": "Wydane kody według rodziny aplikacji",
+            "codes_redeemed": "Kody wykorzystane przez aplikacje według rodziny",
+            "uploads": "Przesłania według rodziny aplikacji",
         ],
         services: ["authority": "organ sanitarny", "verification": "weryfikacja", "testresult": "wyniki testów", "submission": "przesyłanie danych"]
     )

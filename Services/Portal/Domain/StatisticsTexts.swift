@@ -31,6 +31,13 @@ public struct StatisticsTexts: Sendable {
     public let nothingYetToday: String
     /// The heading of the column of figures' names.
     public let figureHeading: String
+    /// The heading of the funnel of each app family: from codes or registrations to uploads.
+    public let funnelHeading: String
+    public let funnelIntro: String
+    /// A step's share of the step before: "{share}".
+    public let shareOfStepBefore: String
+    /// The funnel's steps, by the figure each counts (`codes_issued`).
+    public let funnelSteps: [String: String]
     /// What each figure means, by its name (`teletans_issued`).
     public let figures: [String: String]
     /// The services, by name.
@@ -41,7 +48,9 @@ public struct StatisticsTexts: Sendable {
         downloadCSV: String, downloadJSON: String, summary: String, previousPeriod: String, byBreakdown: String, dailyValues: String, day: String,
         count: String, total: String, nothingCounted: String, sourceUnavailable: String, notConfigured: String,
         finishedDaysOnly: String, soFarToday: String, appFiguresWait: String, nothingYetToday: String,
-        figureHeading: String, figures: [String: String], services: [String: String]
+        figureHeading: String, funnelHeading: String, funnelIntro: String, shareOfStepBefore: String, funnelSteps: [String: String],
+        figures: [String: String],
+        services: [String: String]
     ) {
         self.navigation = navigation
         self.title = title
@@ -67,6 +76,10 @@ public struct StatisticsTexts: Sendable {
         self.appFiguresWait = appFiguresWait
         self.nothingYetToday = nothingYetToday
         self.figureHeading = figureHeading
+        self.funnelHeading = funnelHeading
+        self.funnelIntro = funnelIntro
+        self.shareOfStepBefore = shareOfStepBefore
+        self.funnelSteps = funnelSteps
         self.figures = figures
         self.services = services
     }

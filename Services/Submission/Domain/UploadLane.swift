@@ -7,6 +7,14 @@ public enum UploadLane: Sendable, Equatable {
     /// ProteGO's `/uploadDiagnosisKeys`: TANs minted from PINs of this region (`PROTEGO_REGION`), whose keys it stores.
     case proteGO(region: String)
 
+    /// The app family's name in the daily statistics (`uploads`), as verification's figures spell it.
+    public var family: String {
+        switch self {
+        case .coronaWarnApp: "cwa"
+        case .proteGO: "protego"
+        }
+    }
+
     /// Whether an upload on this lane may spend a TAN of `origin`.
     public func accepts(_ origin: TANOrigin) -> Bool {
         switch self {

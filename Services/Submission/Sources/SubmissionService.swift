@@ -87,7 +87,8 @@ public enum SubmissionService {
             // disabled family's paths are not there (404).
             if configuration.families.covidShield {
                 let handlers = try await makeCovidShieldHandlers(
-                    configuration, database: database, store: store, codes: codes, tally: tally, environment: environment
+                    configuration, database: database, store: store, codes: codes, tally: tally, statistics: statistics.counter,
+                    environment: environment
                 )
                 // Its paths are routed as the reference's router did before the generated handlers see them (and so
                 // is every route registered after this, which the middleware passes on untouched).
@@ -185,7 +186,7 @@ public enum SubmissionService {
     /// HMAC key (neither is ever generated).
     static func makeCovidShieldHandlers(
         _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, codes: OneTimeCodes,
-        tally: HourlyTally, environment: ServiceEnvironment
+        tally: HourlyTally, statistics: DailyCounter, environment: ServiceEnvironment
     ) async throws -> CovidShieldHandlers {
         let settings = configuration.covidShield
         // The key sealing the pairs lives outside the database it protects.
@@ -208,6 +209,7 @@ public enum SubmissionService {
             sealer: sealer,
             retrieval: CovidShieldRetrievalRules(hmacKey: hmacKey),
             metrics: CovidShieldMetrics(tally: tally),
+            statistics: statistics,
             environment: environment
         )
     }

@@ -21,8 +21,8 @@ extension PortalWeb {
     /// The figures in the order the page shows them; figures it does not know follow, by name.
     static let figureOrder = [
         "teletans_issued", "teletans_issued_by_officer", "teletans_issued_by_authority", "codes_issued_by_issuer",
-        "codes_issued_by_authority", "registrations", "tans_issued", "tans_redeemed", "lab_results_received", "keys_submitted",
-        "keys_published",
+        "codes_issued_by_authority", "codes_issued", "registrations", "tans_issued", "codes_redeemed", "tans_redeemed", "lab_results_received",
+        "uploads", "keys_submitted", "keys_published",
     ]
 
     /// `GET /statistics?days=N`.
@@ -60,12 +60,47 @@ extension PortalWeb {
             let today = to.adding(days: 1)
             let answers = try await statisticsCounts(scope, from: from.adding(days: -Int64(days)), through: today)
             values["sources"] = answers.map { statisticsSource($0.keeping { $0.day <= to }, from: from, to: to, texts: texts) }
+            let funnels = Self.funnels(answers.map { $0.keeping { $0.day >= from && $0.day <= to } })
+            values["hasFunnels"] = !funnels.isEmpty
+            values["funnels"] = funnels.map { funnelSection($0, texts: texts) }
             let rows = statisticsSoFarToday(answers.map { $0.keeping { $0.day == today } }, texts: texts)
             values["today"] = ["rows": rows, "hasRows": !rows.isEmpty]
         } else {
             values["notConfigured"] = true
         }
         return pages.render("statistics", language: language, title: texts.title, session: current, values: values)
+    }
+
+    /// Each family's funnel over the counts of `answers`: only for a family whose every step's service answered (a
+    /// missing source would read as none), and that counted anything.
+    static func funnels(_ answers: [StatisticsSources.Answer]) -> [StatisticsFunnel] {
+        let counts = Dictionary(answers.compactMap { answer in answer.counts.map { (answer.service, $0) } }, uniquingKeysWith: { first, _ in first })
+        return StatisticsFunnel.families.compactMap { family in
+            var totals: [Int64] = []
+            for step in family.steps {
+                guard let rows = counts[step.service] else { return nil }
+                totals.append(rows.reduce(0) { total, row in
+                    row.figure == step.figure && (step.breakdown == nil || row.breakdown == step.breakdown) ? total + row.count : total
+                })
+            }
+            return totals.contains { $0 > 0 } ? StatisticsFunnel(family: family, totals: totals) : nil
+        }
+    }
+
+    /// One family's funnel: the chart and, for readers of numbers, the same as a table.
+    private func funnelSection(_ funnel: StatisticsFunnel, texts: StatisticsTexts) -> [String: Any] {
+        let name = { (step: StatisticsFunnel.Step) in texts.funnelSteps[step.figure] ?? step.figure }
+        let share = { (percent: Int64) in texts.shareOfStepBefore.replacingOccurrences(of: "{share}", with: "\(percent) %") }
+        return [
+            "id": funnel.family.id,
+            "name": funnel.family.name,
+            "svg": funnel.svg(title: "\(texts.funnelHeading): \(funnel.family.name)", stepName: name, shareText: { "\($0) %" }),
+            "steps": funnel.family.steps.enumerated().map { index, step -> [String: Any] in
+                var row: [String: Any] = ["step": name(step), "count": funnel.totals[index]]
+                if let percent = funnel.share(ofStep: index) { row["share"] = share(percent) }
+                return row
+            },
+        ]
     }
 
     /// `GET /statistics.csv?days=N` and `GET /statistics.json?days=N`: every service's counts of the period, or 503

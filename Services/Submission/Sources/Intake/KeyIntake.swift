@@ -18,7 +18,12 @@ struct KeyIntake: Sendable {
     /// Keys in the export files a scheduled distribution run wrote (CWA and ProteGO outputs, padding included): what
     /// every phone downloads anyway.
     static let keysPublished = DailyFigure("keys_published", isAppSide: false)
-    static let figures = [keysSubmitted, keysPublished]
+    /// Uploads that stored a credential's first keys, by app family (`UploadLane.family`, and `covidshield` for a key
+    /// pair's first keys): the last step of each family's funnel on the statistics page. A CWA or ProteGO TAN is spent
+    /// by one upload (an app's retry stores nothing new and is not counted again); a CovidShield app uploads under one
+    /// key pair for days, and counts once.
+    static let uploads = DailyFigure("uploads", isAppSide: true)
+    static let figures = [keysSubmitted, keysPublished, uploads]
 
     /// Daily statistics (docs/statistics.md).
     let statistics: DailyCounter
@@ -71,6 +76,8 @@ struct KeyIntake: Sendable {
             return .refusedTAN
         }
         statistics.count(Self.keysSubmitted, by: outcome.inserted)
+        // An app's retry of an upload that went through stores nothing new, and is not a second upload.
+        if outcome.inserted > 0 { statistics.count(Self.uploads, breakdown: lane.family) }
         // 4. Publish. The TAN is spent, so the keys will be published whatever happens here: a failure leaves them to
         // the recovery job, which finds the reservation confirmed. The app is told it succeeded either way.
         do {

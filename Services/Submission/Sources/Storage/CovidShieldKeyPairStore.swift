@@ -27,8 +27,8 @@ struct CovidShieldKeyPairStore: Sendable {
     }
 
     enum UploadOutcome: Sendable, Equatable {
-        /// Stored; `inserted` keys were new and charged.
-        case stored(inserted: Int)
+        /// Stored; `inserted` keys were new and charged; `first` when they are the pair's first.
+        case stored(inserted: Int, first: Bool)
         /// The new keys were more than the pair has left: nothing stored, nothing charged.
         case budgetUsedUp
     }
@@ -93,8 +93,8 @@ struct CovidShieldKeyPairStore: Sendable {
                     WHERE server_public_key = \(bind: Data(serverPublicKey)) AND keys_remaining >= \(bind: inserted) \
                     RETURNING keys_remaining
                     """).all()
-                guard !charged.isEmpty else { throw BudgetUsedUp() }
-                return .stored(inserted: inserted)
+                guard let remaining = try charged.first?.decode(column: "keys_remaining", as: Int.self) else { throw BudgetUsedUp() }
+                return .stored(inserted: inserted, first: inserted > 0 && remaining + inserted == CovidShieldKeyPairPolicy.keyBudget)
             }
         } catch is BudgetUsedUp {
             return .budgetUsedUp

@@ -232,6 +232,7 @@ struct IssuerAPI: Sendable {
             codesIssued(issuer.kind.rawValue, "issuer").increment(by: count)
             statistics.count(VerificationFigures.codesIssuedByIssuer, breakdown: issuer.name, by: count)
             statistics.count(VerificationFigures.codesIssuedByAuthority, breakdown: issuer.authority, by: count)
+            statistics.count(VerificationFigures.codesIssued, breakdown: AppFamily(issuer.kind).rawValue, by: count)
             logger.info("one-time codes issued", metadata: ["issuer": "\(issuer.name)", "kind": "\(issuer.kind.rawValue)", "count": "\(count)"])
             return issued
         case .refused(let index):

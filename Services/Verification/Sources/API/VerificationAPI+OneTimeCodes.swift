@@ -40,6 +40,7 @@ extension VerificationAPI {
             warnNearLimit(counts, of: counters)
             codesIssued(kind.rawValue, "portal").increment()
             statistics.count(VerificationFigures.codesIssuedByAuthority, breakdown: authority.id)
+            statistics.count(VerificationFigures.codesIssued, breakdown: AppFamily(kind).rawValue)
             count("code_issue", "issued")
             return .created(.init(body: .json(.init(code: issued[0], kind: body.kind, region: region, validUntil: validUntil.epochSeconds))))
         case .refused(let counter):
@@ -92,6 +93,7 @@ extension VerificationAPI {
         }
         guesses.giveBack(origin, pool: pool)
         count("code_redeem", "valid")
+        statistics.count(VerificationFigures.codesRedeemed, breakdown: AppFamily(kind).rawValue)
         return .ok(.init(body: .json(.init(region: redeemed.region, issuedAt: redeemed.issuedAt, uploadToken: uploadToken))))
     }
 

@@ -22,8 +22,15 @@ enum VerificationFigures {
     /// counts each of its codes.
     static let codesIssuedByAuthority = DailyFigure("codes_issued_by_authority", isAppSide: false)
 
+    /// One-time codes issued, by app family (`AppFamily`: `covidshield`, `protego`), by officers and issuers alike: the
+    /// first step of those families' funnel on the statistics page (codes issued, redeemed, uploads).
+    static let codesIssued = DailyFigure("codes_issued", isAppSide: false)
+    /// One-time codes redeemed by apps, by app family: the funnel's second step (a CovidShield claim, a ProteGO PIN
+    /// exchanged for its upload token).
+    static let codesRedeemed = DailyFigure("codes_redeemed", isAppSide: true)
+
     static let all = [
         teleTANsIssued, teleTANsIssuedByOfficer, registrations, tansIssued, tansRedeemed, codesIssuedByIssuer, teleTANsIssuedByAuthority,
-        codesIssuedByAuthority,
+        codesIssuedByAuthority, codesIssued, codesRedeemed,
     ]
 }

@@ -61,7 +61,10 @@ extension CovidShieldHandlers {
             throw .serverError
         }
         switch outcome {
-        case .stored(let inserted): return inserted
+        case .stored(let inserted, let first):
+            statistics.count(KeyIntake.keysSubmitted, by: inserted)
+            if first { statistics.count(KeyIntake.uploads, breakdown: "covidshield") }
+            return inserted
         case .budgetUsedUp: throw .budgetUsedUp
         }
     }

@@ -1,5 +1,6 @@
 import CovidShieldAPI
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import Logging
 import OpenAPIRuntime
@@ -19,6 +20,8 @@ struct CovidShieldHandlers: CovidShieldAPI.APIProtocol {
     let retrieval: CovidShieldRetrievalRules
     let keyRules = CovidShieldKeyRules()
     let metrics: CovidShieldMetrics
+    /// Daily statistics (docs/statistics.md): the keys and first uploads of key pairs, beside the other families'.
+    let statistics: DailyCounter
     let environment: ServiceEnvironment
 
     var logger: Logger { environment.logger }
