@@ -93,19 +93,12 @@ extension PortalWeb {
             guard AuthorityID.isWellFormed(id) else { return refused(.noSuchAuthority, request, current) }
             guard let bearer = try await bearer(for: current) else { return try await endSession(current) }
             // Read, then write the same settings with the state changed: the form names only the authority.
-            var authority: AuthorityRecord
-            switch await register.get(id, bearer: bearer) {
-            case .done(let found): authority = found
-            case .unknown: return refused(.noSuchAuthority, request, current)
-            case .refused, .exists, .disabled: return refused(.authorityRefused, request, current)
-            case .unavailable: throw PortalError.unavailable
-            }
-            authority.disabled = disabled
-            switch await register.change(authority, bearer: bearer) {
-            case .done: break
-            case .unknown: return refused(.noSuchAuthority, request, current)
-            case .refused, .exists, .disabled: return refused(.authorityRefused, request, current)
-            case .unavailable: throw PortalError.unavailable
+            do {
+                var authority = try Self.named(await register.get(id, bearer: bearer))
+                authority.disabled = disabled
+                _ = try Self.named(await register.change(authority, bearer: bearer))
+            } catch let problem as OfficerAdminProblem {
+                return refused(problem, request, current)
             }
             try await officerAudit.record(administration(disabled ? .authorityDisabled : .authorityEnabled, by: current, target: id, detail: nil, authority: id))
             logger.info(disabled ? "health authority disabled" : "health authority enabled", metadata: ["administrator": "\(current.officer.name)", "authority": "\(id)"])
@@ -125,11 +118,10 @@ extension PortalWeb {
             guard UserName.isWellFormed(name) else { return refused(.invalidName, request, current) }
             guard let bearer = try await bearer(for: current) else { return try await endSession(current) }
             let authority: AuthorityRecord
-            switch await register.get(id, bearer: bearer) {
-            case .done(let found): authority = found
-            case .unknown: return refused(.noSuchAuthority, request, current)
-            case .refused, .exists, .disabled: return refused(.authorityRefused, request, current)
-            case .unavailable: throw PortalError.unavailable
+            do {
+                authority = try Self.named(await register.get(id, bearer: bearer))
+            } catch let problem as OfficerAdminProblem {
+                return refused(problem, request, current)
             }
             let roles: Set<String> = [OfficerRoles.supervisor]
             let password = PasswordPolicy.generate(using: random)
@@ -156,6 +148,17 @@ extension PortalWeb {
         case .done(let value): value
         case .refused, .disabled: throw PortalError.verificationRefused
         case .exists, .unknown, .unavailable: throw PortalError.unavailable
+        }
+    }
+
+    /// The value of a lookup or change of one named authority; an unknown one and a refusal are the page's problems
+    /// (`OfficerAdminProblem`), an unanswered call the 503 page.
+    private static func named<Value>(_ result: AuthorityRegister.Result<Value>) throws -> Value {
+        switch result {
+        case .done(let value): return value
+        case .unknown: throw OfficerAdminProblem.noSuchAuthority
+        case .refused, .exists, .disabled: throw OfficerAdminProblem.authorityRefused
+        case .unavailable: throw PortalError.unavailable
         }
     }
 
