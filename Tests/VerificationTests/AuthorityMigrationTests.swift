@@ -14,7 +14,7 @@ import Testing
         try await kind.withFreshDatabase { database in
             // The schema of before this change: every migration up to the one that adds authorities.
             let before = VerificationMigrations.all.filter { $0.version < 11 }
-            #expect(before.count == VerificationMigrations.all.count - 1)
+            #expect(before.map(\.version) == Array(1...10))
             try await Migrator(service: "verification", migrations: before).migrate(database, logger: TestLogger.quiet)
             try await database.withConnection { connection in
                 for (name, kind) in [("ontario-ha", "COVIDSHIELD"), ("gis-pl", "PROTEGO")] {

@@ -66,6 +66,8 @@ import Testing
                 ("/version/v1/tan/teletan", "POST", "/version/v1/tan/teletan", [:]),
                 ("/version/v1/codes", "POST", "/version/v1/codes", ["kind": "COVIDSHIELD"]),
                 ("/version/v1/codes/redeem", "POST", "/version/v1/codes/redeem", ["kind": "COVIDSHIELD", "code": code]),
+                ("/version/v1/codes/issued", "GET", "/version/v1/codes/issued", [:]),
+                ("/version/v1/codes/issued/expire", "POST", "/version/v1/codes/issued/expire", ["id": "7c2b8d5e-4f1a-4b3c-9d2e-1a2b3c4d5e6f"]),
                 ("/version/v1/authorities", "GET", "/version/v1/authorities", [:]),
                 ("/version/v1/authorities", "POST", "/version/v1/authorities", authority.merging(["id": "ha-new"]) { $1 }),
                 ("/version/v1/authorities/{authorityId}", "GET", "/version/v1/authorities/default", [:]),
@@ -95,13 +97,15 @@ import Testing
             Covers.status(403, of: "POST /version/v1/tan/teletan", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "POST /version/v1/codes", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "POST /version/v1/codes/redeem", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "GET /version/v1/codes/issued", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/codes/issued/expire", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "GET /version/v1/authorities", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "POST /version/v1/authorities", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "GET /version/v1/authorities/{authorityId}", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "PUT /version/v1/authorities/{authorityId}", among: forbidden, error: "forbidden_caller")
             // The portal, verification and the tests' token were refused on every submission route, submission and
             // the others on the portal's: nothing was issued, reserved, spent or changed.
-            #expect(forbidden.count == 36)
+            #expect(forbidden.count == 42)
             #expect(try await h.authorities(["list", "--json"]).contains(#""name":"Default health authority""#))
             #expect(try await h.rows("authorities") == 1)
             #expect(try await h.rows("teletans") == 0)

@@ -324,6 +324,7 @@ import Testing
     static let old = "old:" + Data(repeating: 0x11, count: 32).base64EncodedString()
     static let new = "new:" + Data(repeating: 0x22, count: 32).base64EncodedString()
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
+    static let owner = CodeOwner(officer: "officer-1", authority: "default")
 
     static func withStore(on kind: TestDatabase, _ body: (Database) async throws -> Void) async throws {
         try await kind.withFreshDatabase { database in
@@ -338,11 +339,11 @@ import Testing
             let store = OneTimeCodeStore(database: database, hasher: TypedSecretHasher(keys: try Self.keys(Self.old)))
             let validUntil = Self.now.addingTimeInterval(600)
             guard case .issued(let first, _) = try await store.issue(
-                kind: .covidShield, region: "ON", count: 1, now: Self.now, validUntil: validUntil, random: SeededRandomSource(seed: 5)
+                kind: .covidShield, region: "ON", count: 1, now: Self.now, validUntil: validUntil, owner: Self.owner, random: SeededRandomSource(seed: 5)
             ) else { Issue.record("not issued"); return }
             // The same generator again draws the same code first, which is taken: the next draw is stored.
             guard case .issued(let second, _) = try await store.issue(
-                kind: .covidShield, region: "ON", count: 1, now: Self.now, validUntil: validUntil, random: SeededRandomSource(seed: 5)
+                kind: .covidShield, region: "ON", count: 1, now: Self.now, validUntil: validUntil, owner: Self.owner, random: SeededRandomSource(seed: 5)
             ) else { Issue.record("not issued"); return }
             #expect(first != second)
             #expect(OneTimeCodeKind.covidShield.generate(using: SeededRandomSource(seed: 5)) == first[0])
@@ -360,10 +361,10 @@ import Testing
             let after = OneTimeCodeStore(database: database, hasher: TypedSecretHasher(keys: try Self.keys("\(Self.new),\(Self.old)")))
             let validUntil = Self.now.addingTimeInterval(1800)
             guard case .issued(let old, _) = try await before.issue(
-                kind: .proteGO, region: "PL", count: 2, now: Self.now, validUntil: validUntil, random: SeededRandomSource(seed: 8)
+                kind: .proteGO, region: "PL", count: 2, now: Self.now, validUntil: validUntil, owner: Self.owner, random: SeededRandomSource(seed: 8)
             ) else { Issue.record("not issued"); return }
             guard case .issued(let new, _) = try await after.issue(
-                kind: .proteGO, region: "PL", count: 2, now: Self.now, validUntil: validUntil, random: SeededRandomSource(seed: 8)
+                kind: .proteGO, region: "PL", count: 2, now: Self.now, validUntil: validUntil, owner: Self.owner, random: SeededRandomSource(seed: 8)
             ) else { Issue.record("not issued"); return }
             #expect(Set(old).isDisjoint(with: new))
             let keyIDs = try await database.withConnection { connection in
@@ -375,7 +376,7 @@ import Testing
             }
             // A store without the old key no longer finds what was stored under it.
             guard case .issued(let late, _) = try await before.issue(
-                kind: .proteGO, region: "PL", count: 1, now: Self.now, validUntil: validUntil, random: SeededRandomSource(seed: 77)
+                kind: .proteGO, region: "PL", count: 1, now: Self.now, validUntil: validUntil, owner: Self.owner, random: SeededRandomSource(seed: 77)
             ) else { Issue.record("not issued"); return }
             let newOnly = OneTimeCodeStore(database: database, hasher: TypedSecretHasher(keys: try Self.keys(Self.new)))
             #expect(try await newOnly.redeem(kind: .proteGO, code: late[0], now: Self.now) == nil)
@@ -389,7 +390,7 @@ import Testing
             try await FailureInjection.fail(.insert, on: "one_time_codes", onceTableHolds: 500, in: database)
             await #expect(throws: (any Error).self) {
                 try await store.issue(
-                    kind: .proteGO, region: "PL", count: 1000, now: Self.now, validUntil: Self.now.addingTimeInterval(1800), random: SeededRandomSource(seed: 3)
+                    kind: .proteGO, region: "PL", count: 1000, now: Self.now, validUntil: Self.now.addingTimeInterval(1800), owner: Self.owner, random: SeededRandomSource(seed: 3)
                 )
             }
             try await FailureInjection.remove(from: "one_time_codes", in: database)
@@ -398,7 +399,7 @@ import Testing
             }
             #expect(count == 0)
             guard case .issued(let codes, _) = try await store.issue(
-                kind: .proteGO, region: "PL", count: 1000, now: Self.now, validUntil: Self.now.addingTimeInterval(1800), random: SeededRandomSource(seed: 3)
+                kind: .proteGO, region: "PL", count: 1000, now: Self.now, validUntil: Self.now.addingTimeInterval(1800), owner: Self.owner, random: SeededRandomSource(seed: 3)
             ) else { Issue.record("not issued"); return }
             #expect(Set(codes).count == 1000)
         }

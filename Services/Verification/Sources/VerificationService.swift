@@ -63,6 +63,7 @@ public enum VerificationService {
             codeRegions: configuration.codeRegions,
             families: configuration.families,
             codeGuesses: OneTimeCodeGuesses(limits: configuration.codeGuesses, clock: environment.clock, random: environment.random),
+            issuedCodes: IssuedCodeStore(database: database),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
             statistics: statistics.counter,

@@ -90,7 +90,11 @@ extension CallerPermissions {
             "/version/v1/tans/release", "/version/v1/codes/redeem",
         ],
         // The health authorities: read with any officer's token, changed with a system administrator's.
-        Caller.portal: ["/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/authorities", "/version/v1/authorities/{authorityId}"],
+        // The officers' codes: issued, listed with their status, expired.
+        Caller.portal: [
+            "/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/codes/issued", "/version/v1/codes/issued/expire",
+            "/version/v1/authorities", "/version/v1/authorities/{authorityId}",
+        ],
     ])
 
     /// Test-result's internal listener: verification looks up results for the phones' polls.

@@ -225,6 +225,7 @@ struct IssuerAPI: Sendable {
         let counters = limit.counters(issuer: issuer.name, now: now)
         switch try await codes.issue(
             kind: issuer.kind, region: issuer.region, count: count, now: now, validUntil: now.adding(lifetime),
+            owner: CodeOwner(officer: nil, authority: issuer.authority),
             counters: counters.map { .init(scope: $0.scope, limit: $0.limit, windowStart: $0.windowStart) },
             auditIssuer: issuer.name, random: random
         ) {

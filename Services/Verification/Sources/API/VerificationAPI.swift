@@ -32,6 +32,8 @@ struct VerificationAPI: APIProtocol {
     /// The families whose codes may be issued (`AppFamilies`).
     let families: AppFamilies
     let codeGuesses: OneTimeCodeGuesses
+    /// The codes officers issued, for their status (`VerificationAPI+IssuedCodes`).
+    let issuedCodes: IssuedCodeStore
     let latency: LatencyMatcher
     /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
     let tally: HourlyTally
@@ -247,6 +249,7 @@ struct VerificationAPI: APIProtocol {
             let validUntil = now.adding(lifetimes.teleTAN(type))
             switch try await teleTANs.issue(
                 hash: teleTANHashes.hash(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed,
+                owner: CodeOwner(officer: officer.subject, authority: authority.id), publicID: Codes.uuidV4(using: random),
                 counters: counters.counters, windowStart: rateLimit.windowStart(now: now)
             ) {
             case .issued(let counts):

@@ -39,7 +39,8 @@ public struct OneTimeCodeStore: Sendable {
     /// counts as a collision too, so a lookup never finds two rows.
     func issue(
         kind: OneTimeCodeKind, region: String, count: Int, now: Date, validUntil: Date,
-        counters: [TeleTANStore.IssuanceCounter] = [], windowStart: Int64 = 0, auditIssuer: String? = nil, random: any RandomSource
+        owner: CodeOwner, counters: [TeleTANStore.IssuanceCounter] = [], windowStart: Int64 = 0, auditIssuer: String? = nil,
+        random: any RandomSource
     ) async throws -> Issuance {
         struct Refused: Error { let index: Int }
         let hasher = self.hasher
@@ -55,7 +56,8 @@ public struct OneTimeCodeStore: Sendable {
                 codes.reserveCapacity(count)
                 for _ in 0..<count {
                     codes.append(try await Self.insertNew(
-                        kind: kind, region: region, now: now, validUntil: validUntil, hasher: hasher, random: random, on: connection
+                        kind: kind, region: region, now: now, validUntil: validUntil, owner: owner, hasher: hasher, random: random,
+                        on: connection
                     ))
                 }
                 if let auditIssuer {
@@ -74,17 +76,17 @@ public struct OneTimeCodeStore: Sendable {
 
     /// Stores one new code and answers it.
     private static func insertNew(
-        kind: OneTimeCodeKind, region: String, now: Date, validUntil: Date, hasher: TypedSecretHasher, random: any RandomSource,
-        on connection: any SQLDatabase
+        kind: OneTimeCodeKind, region: String, now: Date, validUntil: Date, owner: CodeOwner, hasher: TypedSecretHasher,
+        random: any RandomSource, on connection: any SQLDatabase
     ) async throws -> String {
         for _ in 0..<draws {
             let code = kind.generate(using: random)
             let input = kind.hashInput(code)
             let stored = hasher.hash(input)
             var insert = SQLQueryString("""
-                INSERT INTO one_time_codes (code_hash, hash_key_id, kind, region, issued_at, valid_until, redeemed_at) \
+                INSERT INTO one_time_codes (code_hash, hash_key_id, kind, region, issued_at, valid_until, redeemed_at, public_id, issued_by, authority) \
                 SELECT \(bind: stored.hash), \(bind: stored.keyID), \(bind: kind.rawValue), \(bind: region), \(bind: now.epochSeconds), \
-                \(bind: validUntil.epochSeconds), NULL WHERE NOT EXISTS (SELECT 1 FROM one_time_codes WHERE \(matching(hasher.candidates(input)))
+                \(bind: validUntil.epochSeconds), NULL, \(bind: Codes.uuidV4(using: random)), \(bind: owner.officer), \(bind: owner.authority) WHERE NOT EXISTS (SELECT 1 FROM one_time_codes WHERE \(matching(hasher.candidates(input)))
                 """)
             // The primary key decides between concurrent draws of one code under the current key.
             insert.appendLiteral(") ON CONFLICT DO NOTHING RETURNING code_hash")

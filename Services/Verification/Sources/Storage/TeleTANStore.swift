@@ -56,7 +56,7 @@ public struct TeleTANStore: Sendable {
     /// transaction: all of it or nothing, so a refused or failed request counts nothing.
     func issue(
         hash: KeyedSecretHash, type: TeleTANType, validUntil: Date, now: Date,
-        request: (keyHash: String, sealedTeleTAN: String)?,
+        request: (keyHash: String, sealedTeleTAN: String)?, owner: CodeOwner, publicID: String,
         counters: [IssuanceCounter], windowStart: Int64
     ) async throws -> Issuance {
         struct Undone: Error { let outcome: Issuance }
@@ -70,9 +70,10 @@ public struct TeleTANStore: Sendable {
                 }
                 // No conflict target: the primary key and the unique request key both end in DO NOTHING.
                 let stored = try await connection.raw("""
-                    INSERT INTO teletans (teletan_hash, hash_key_id, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan)
+                    INSERT INTO teletans (teletan_hash, hash_key_id, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan,
+                                          public_id, issued_by, authority)
                     VALUES (\(bind: hash.hash), \(bind: hash.keyID), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL,
-                            \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN))
+                            \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN), \(bind: publicID), \(bind: owner.officer), \(bind: owner.authority))
                     ON CONFLICT DO NOTHING RETURNING teletan_hash
                     """).all()
                 if stored.isEmpty { throw Undone(outcome: .notStored) }
