@@ -61,6 +61,8 @@ PORTAL_ROUTES = {
     "POST /authorities/disable": [303, 403, 404, 503],
     "POST /authorities/enable": [303, 403, 404, 503],
     "POST /authorities/supervisor": [200, 303, 400, 403, 404, 409, 503],
+    "GET /codes": [200, 303, 400, 403, 503],
+    "POST /codes/expire": [200, 303, 400, 403, 404, 409, 503],
 }
 
 # Documented statuses no test can produce, each with the reason. Keep this short: a status that some input or some

@@ -38,6 +38,7 @@ import Testing
             (Self.texts(of: Language.en.accountTexts), Self.texts(of: language.accountTexts)),
             (Self.texts(of: Language.en.statisticsTexts), Self.texts(of: language.statisticsTexts)),
             (Self.texts(of: Language.en.administratorTexts), Self.texts(of: language.administratorTexts)),
+            (Self.texts(of: Language.en.codeStatusTexts), Self.texts(of: language.codeStatusTexts)),
         ] {
             #expect(english.count > 20)
             #expect(Set(translated.keys) == Set(english.keys), "\(language)")
@@ -52,8 +53,8 @@ import Testing
     /// new figure cannot reach a supervisor as its raw name.
     @Test func everyServicesFigureHasATitleAndAPlace() {
         let figures = VerificationFigures.all.map(\.name) + [
-            TestResultAPI.labResultsReceived.name, KeyIntake.keysSubmitted.name, KeyIntake.keysPublished.name,
-        ]
+            TestResultAPI.labResultsReceived.name,
+        ] + KeyIntake.figures.map(\.name)
         for name in figures {
             #expect(PortalWeb.figureOrder.contains(name), "\(name)")
             for language in Language.allCases { #expect(language.statisticsTexts.figures[name] != nil, "\(language) \(name)") }
@@ -68,7 +69,7 @@ import Testing
             let sofia = try await h.supervisor("sofia")
             let sam = try await h.systemAdministrator()
             for language in Language.allCases {
-                for (browser, paths) in [(h.browser(), ["/login"]), (sofia, ["/", "/password", "/officers", "/audit", "/statistics"]), (sam, ["/authorities", "/maintenance", "/audit", "/statistics"])] {
+                for (browser, paths) in [(h.browser(), ["/login"]), (sofia, ["/", "/password", "/officers", "/audit", "/statistics", "/codes"]), (sam, ["/authorities", "/maintenance", "/audit", "/statistics"])] {
                     let chosen = try await browser.get("/language?set=\(language.rawValue)&back=/")
                     #expect(chosen.status == 303)
                     for path in paths {
@@ -80,7 +81,7 @@ import Testing
                             #expect(page.text.contains(#"id="language-\#(other.rawValue)""#) && page.text.contains(other.name), "\(language) \(path)")
                         }
                         #expect(!page.text.contains("{{") && Self.placeholders(page.text).isEmpty, "\(language) \(path)")
-                        #expect(page.text.firstMatch(of: /[>"]\s*(t|a|st|au)\.[a-z][A-Za-z]+\s*[<"]/) == nil, "\(language) \(path)")
+                        #expect(page.text.firstMatch(of: /[>"]\s*(t|a|st|au|cs)\.[a-z][A-Za-z]+\s*[<"]/) == nil, "\(language) \(path)")
                     }
                 }
             }

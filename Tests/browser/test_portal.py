@@ -215,6 +215,15 @@ def test_portal():
                 assert not browser.find_elements(By.ID, "teletan"), "the code is removed from the page"
                 print("teleTAN hidden after the display time")
 
+                # Code status: the registered teleTAN reads as used (to the hour), and the teleTAN is not on the page.
+                browser.find_element(By.ID, "nav-codes").click()
+                wait.until(EC.presence_of_element_located((By.ID, "codes")))
+                status_cells = [cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#codes td.status")]
+                assert len(status_cells) == 1 and status_cells[0].startswith("Used, "), status_cells
+                assert shown.replace(" ", "") not in browser.page_source, "the code itself is never shown again"
+                accessibility.audit(browser, "code status page")
+                print(f"code status: {status_cells[0]}")
+
                 # Sign out; the start page then asks for a sign-in again.
                 browser.find_element(By.ID, "sign-out").click()
                 wait.until(EC.presence_of_element_located((By.ID, "notice")))

@@ -79,6 +79,10 @@ public enum PortalService {
                 http: http, random: environment.random, logger: logger
             ),
             register: register,
+            issuedCodes: IssuedCodeBook(
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
+                serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+            ),
             maintenance: maintenance,
             settings: PortalSettingsStore(database: database),
             authorityCache: AuthorityCache(register: AuthorityRegister(

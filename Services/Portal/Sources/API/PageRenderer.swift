@@ -68,6 +68,7 @@ struct PageRenderer: Sendable {
                 } else if session.officer.isSupervisor {
                     context["supervisor"] = true
                 }
+                if PortalWeb.mayCheckCodes(session.officer) { context["navCodes"] = language.codeStatusTexts.navigation }
                 context["navStatistics"] = language.statisticsTexts.navigation
                 if session.officer.source == .local { context["localAccount"] = true }
             }

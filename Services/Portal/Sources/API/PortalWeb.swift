@@ -32,6 +32,8 @@ struct PortalWeb: Sendable {
     let teleTANs: TeleTANIssuer
     /// The health authorities at verification, for system administrators (`+Authorities`).
     let register: AuthorityRegister
+    /// The codes officers issued, for their status (`+Codes`).
+    let issuedCodes: IssuedCodeBook
     /// Whether the portal is in maintenance (the setting, or a system administrator's switch in `settings`).
     let maintenance: MaintenanceState
     let settings: PortalSettingsStore
@@ -81,6 +83,8 @@ struct PortalWeb: Sendable {
         router.post("/maintenance") { request, _ in try await self.switchMaintenance(request) }
         router.get("/audit") { request, _ in try await self.auditPage(request) }
         router.get("/audit.csv") { request, _ in try await self.auditDownload(request) }
+        router.get("/codes") { request, _ in try await self.codesPage(request) }
+        router.post("/codes/expire") { request, _ in try await self.expireCode(request) }
         router.get("/language") { request, _ in try self.chooseLanguage(request) }
         router.get("/statistics") { request, _ in try await self.statisticsPage(request) }
         router.get("/statistics.csv") { request, _ in try await self.statisticsDownload(request, format: .csv) }

@@ -24,42 +24,34 @@ public struct AuthorityRegister: Sendable {
         case unavailable
     }
 
-    private let baseURL: URL
-    private let serviceToken: String
-    private let transport: AsyncHTTPClientTransport
-    private let policy: DownstreamPolicy
-    private let logger: Logger
+    private let verification: OfficerCall
 
     public init(baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger) {
-        self.baseURL = baseURL
-        self.serviceToken = serviceToken
-        self.transport = http.transport(timeout: policy.timeout)
-        self.policy = policy
-        self.logger = logger
+        verification = OfficerCall(baseURL: baseURL, policy: policy, serviceToken: serviceToken, http: http, logger: logger)
     }
 
     /// Every authority the token may see, ordered by id.
     public func list(bearer: String) async -> Result<[AuthorityRecord]> {
-        await call(bearer: bearer, doing: "list") { client in
+        await verification.perform(bearer: bearer, doing: "list health authorities", unavailable: .unavailable) { client in
             switch try await client.listAuthorities() {
-            case .ok(let ok): .done(try ok.body.json.authorities.map(Self.record))
-            case .unauthorized: .refused
+            case .ok(let ok): .outcome(.done(try ok.body.json.authorities.map(Self.record)))
+            case .unauthorized: .refused(.refused)
             case .forbidden: .forbiddenCaller
-            case .internalServerError: .unavailable
+            case .internalServerError: .outcome(.unavailable)
             case .undocumented(let status, _): .undocumented(status)
             }
         }
     }
 
     public func get(_ id: String, bearer: String) async -> Result<AuthorityRecord> {
-        await call(bearer: bearer, doing: "read") { client in
+        await verification.perform(bearer: bearer, doing: "read a health authority", unavailable: .unavailable) { client in
             switch try await client.getAuthority(path: .init(authorityId: id)) {
-            case .ok(let ok): .done(Self.record(try ok.body.json))
-            case .notFound: .unknown
-            case .unauthorized(let refusal) where (try? refusal.body.json.error) == "authority_disabled": .disabled
-            case .badRequest, .unauthorized: .refused
+            case .ok(let ok): .outcome(.done(Self.record(try ok.body.json)))
+            case .notFound: .outcome(.unknown)
+            case .unauthorized(let refusal) where (try? refusal.body.json.error) == "authority_disabled": .outcome(.disabled)
+            case .badRequest, .unauthorized: .refused(.refused)
             case .forbidden: .forbiddenCaller
-            case .internalServerError: .unavailable
+            case .internalServerError: .outcome(.unavailable)
             case .undocumented(let status, _): .undocumented(status)
             }
         }
@@ -71,13 +63,13 @@ public struct AuthorityRegister: Sendable {
             teleTansPerHour: authority.teleTANsPerHour.map(Int32.init), teleTansPerDay: authority.teleTANsPerDay.map(Int32.init),
             disabled: authority.disabled
         )
-        return await call(bearer: bearer, doing: "create") { client in
+        return await verification.perform(bearer: bearer, doing: "create a health authority", unavailable: .unavailable) { client in
             switch try await client.createAuthority(body: .json(body)) {
-            case .created(let created): .done(Self.record(try created.body.json))
-            case .conflict: .exists
-            case .badRequest, .unauthorized: .refused
+            case .created(let created): .outcome(.done(Self.record(try created.body.json)))
+            case .conflict: .outcome(.exists)
+            case .badRequest, .unauthorized: .refused(.refused)
             case .forbidden: .forbiddenCaller
-            case .internalServerError: .unavailable
+            case .internalServerError: .outcome(.unavailable)
             case .undocumented(let status, _): .undocumented(status)
             }
         }
@@ -90,13 +82,13 @@ public struct AuthorityRegister: Sendable {
             teleTansPerHour: authority.teleTANsPerHour.map(Int32.init), teleTansPerDay: authority.teleTANsPerDay.map(Int32.init),
             disabled: authority.disabled
         )
-        return await call(bearer: bearer, doing: "change") { client in
+        return await verification.perform(bearer: bearer, doing: "change a health authority", unavailable: .unavailable) { client in
             switch try await client.changeAuthority(path: .init(authorityId: authority.id), body: .json(body)) {
-            case .ok(let ok): .done(Self.record(try ok.body.json))
-            case .notFound: .unknown
-            case .badRequest, .unauthorized: .refused
+            case .ok(let ok): .outcome(.done(Self.record(try ok.body.json)))
+            case .notFound: .outcome(.unknown)
+            case .badRequest, .unauthorized: .refused(.refused)
             case .forbidden: .forbiddenCaller
-            case .internalServerError: .unavailable
+            case .internalServerError: .outcome(.unavailable)
             case .undocumented(let status, _): .undocumented(status)
             }
         }
@@ -112,41 +104,5 @@ public struct AuthorityRegister: Sendable {
 
     private static func families(_ names: [String]) -> [Components.Schemas.AppFamily] {
         names.compactMap(Components.Schemas.AppFamily.init(rawValue:))
-    }
-
-    /// What one operation answered, before the steps every operation shares turn it into a `Result`.
-    private enum Answer<Value> {
-        case done(Value), exists, unknown, disabled, refused, unavailable, undocumented(Int)
-        /// Verification does not let this service's token reach the route (`INTERNAL_API_TOKENS` must name it portal).
-        case forbiddenCaller
-    }
-
-    private func call<Value>(bearer: String, doing what: String, _ operation: (Client) async throws -> Answer<Value>) async -> Result<Value> {
-        let client = Client.verification(
-            baseURL: baseURL,
-            transport: transport,
-            middlewares: [CredentialClientMiddleware.bearer(bearer)] + ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
-        )
-        do {
-            switch try await operation(client) {
-            case .done(let value): return .done(value)
-            case .exists: return .exists
-            case .unknown: return .unknown
-            case .disabled: return .disabled
-            case .refused:
-                logger.warning("verification refused a request on the health authorities", metadata: ["operation": "\(what)"])
-                return .refused
-            case .unavailable: return .unavailable
-            case .forbiddenCaller:
-                logger.error("verification does not let this service's token reach the health authorities; its INTERNAL_API_TOKENS must name it portal")
-                return .unavailable
-            case .undocumented(let status):
-                logger.error("verification answered an undocumented status", metadata: ["status": "\(status)", "operation": "\(what)"])
-                return .unavailable
-            }
-        } catch {
-            logger.error("verification could not be reached", metadata: ["error": "\(type(of: error))", "operation": "\(what)"])
-            return .unavailable
-        }
     }
 }

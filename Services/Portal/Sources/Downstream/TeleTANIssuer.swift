@@ -36,31 +36,14 @@ public struct TeleTANIssuer: Sendable {
         public let validUntil: Int64
     }
 
-    private let baseURL: URL
-    private let serviceToken: String
-    private let transport: AsyncHTTPClientTransport
-    private let policy: DownstreamPolicy
+    private let verification: OfficerCall
     private let random: any RandomSource
-    private let logger: Logger
 
     public init(
         baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, random: any RandomSource, logger: Logger
     ) {
-        self.baseURL = baseURL
-        self.serviceToken = serviceToken
-        self.transport = http.transport(timeout: policy.timeout)
-        self.policy = policy
+        verification = OfficerCall(baseURL: baseURL, policy: policy, serviceToken: serviceToken, http: http, logger: logger)
         self.random = random
-        self.logger = logger
-    }
-
-    /// A client for one call: the bearer token belongs to this officer and this call only.
-    private func client(bearer: String) -> Client {
-        Client.verification(
-            baseURL: baseURL,
-            transport: transport,
-            middlewares: [CredentialClientMiddleware.bearer(bearer)] + ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
-        )
     }
 
     public func issue(_ kind: TeleTANKind, bearer: String) async -> Outcome {
@@ -68,12 +51,12 @@ public struct TeleTANIssuer: Sendable {
             X_hyphen_CWA_hyphen_TELETAN_hyphen_TYPE: kind == .event ? .EVENT : .TEST,
             Idempotency_hyphen_Key: Codes.idempotencyKey(using: random)
         )
-        return await call(bearer: bearer, asking: "a \(kind.rawValue) teleTAN") { client in
+        return await verification.perform(bearer: bearer, doing: "issue a \(kind.rawValue) teleTAN", unavailable: .unavailable) { client in
             switch try await client.createTeleTan(headers: headers) {
-            case .created(let created): .issued(try created.body.json.value)
-            case .tooManyRequests(let refusal): Self.limit(try? refusal.body.json.error)
-            case .unauthorized, .badRequest: .refused
-            case .internalServerError: .unavailable
+            case .created(let created): .outcome(.issued(try created.body.json.value))
+            case .tooManyRequests(let refusal): .outcome(Self.limit(try? refusal.body.json.error))
+            case .unauthorized, .badRequest: .refused(.refused)
+            case .internalServerError: .outcome(.unavailable)
             case .forbidden: .forbiddenCaller
             case .undocumented(let status, _): .undocumented(status)
             }
@@ -82,14 +65,14 @@ public struct TeleTANIssuer: Sendable {
 
     public func issue(_ kind: FamilyCodeKind, bearer: String) async -> Result<IssuedCode> {
         let body = Components.Schemas.OneTimeCodeRequest(kind: kind == .covidShield ? .COVIDSHIELD : .PROTEGO)
-        return await call(bearer: bearer, asking: "a \(kind.rawValue) code") { client in
+        return await verification.perform(bearer: bearer, doing: "issue a \(kind.rawValue) code", unavailable: .unavailable) { client in
             switch try await client.issueOneTimeCode(body: .json(body)) {
             case .created(let created):
                 let issued = try created.body.json
-                return .issued(IssuedCode(code: issued.code, region: issued.region, validUntil: issued.validUntil))
-            case .tooManyRequests(let refusal): return Self.limit(try? refusal.body.json.error)
-            case .unauthorized, .badRequest: return .refused
-            case .internalServerError: return .unavailable
+                return .outcome(.issued(IssuedCode(code: issued.code, region: issued.region, validUntil: issued.validUntil)))
+            case .tooManyRequests(let refusal): return .outcome(Self.limit(try? refusal.body.json.error))
+            case .unauthorized, .badRequest: return .refused(.refused)
+            case .internalServerError: return .outcome(.unavailable)
             case .forbidden: return .forbiddenCaller
             case .undocumented(let status, _): return .undocumented(status)
             }
@@ -97,44 +80,7 @@ public struct TeleTANIssuer: Sendable {
     }
 
     /// Which limit a 429 names: the authority's own, or the global one (every other code).
-    private static func limit<Value>(_ code: String?) -> Answer<Value> {
+    private static func limit<Value>(_ code: String?) -> Result<Value> {
         code == "authority_rate_limited" ? .authorityLimited : .rateLimited
-    }
-
-    /// What one issuance operation answered, before the steps every issuance shares turn it into a `Result`.
-    private enum Answer<Value> {
-        case issued(Value), rateLimited, authorityLimited, refused, unavailable, undocumented(Int)
-        /// Verification knows this service's token under a name whose row does not give it issuance (a deployment
-        /// error: `INTERNAL_API_TOKENS` must name it `portal`).
-        case forbiddenCaller
-    }
-
-    /// Calls verification with the officer's token; what a refusal, an undocumented status or an unreachable
-    /// verification means (and logs) is the same for every kind of issuance.
-    private func call<Value>(bearer: String, asking what: String, _ operation: (Client) async throws -> Answer<Value>) async -> Result<Value> {
-        do {
-            switch try await operation(client(bearer: bearer)) {
-            case .issued(let value):
-                return .issued(value)
-            case .rateLimited:
-                return .rateLimited
-            case .authorityLimited:
-                return .authorityLimited
-            case .refused:
-                logger.warning("verification refused the request", metadata: ["asked": "\(what)"])
-                return .refused
-            case .unavailable:
-                return .unavailable
-            case .forbiddenCaller:
-                logger.error("verification does not let this service's token issue; its INTERNAL_API_TOKENS must name it portal")
-                return .unavailable
-            case .undocumented(let status):
-                logger.error("verification answered an undocumented status", metadata: ["status": "\(status)"])
-                return .unavailable
-            }
-        } catch {
-            logger.error("verification could not be reached", metadata: ["error": "\(type(of: error))", "cause": "\((error as? ClientError).map { String(describing: $0.underlyingError) } ?? "-")"])
-            return .unavailable
-        }
     }
 }

@@ -1,0 +1,31 @@
+extension CodeStatusTexts {
+    public static let english = CodeStatusTexts(
+        navigation: "My codes",
+        title: "Your codes of the last 7 days",
+        intro: "Whether the teleTANs and codes you gave out were used. The codes themselves are never shown again: find one by its kind and the time you issued it. Expire one you read to the wrong person.",
+        authorityTitle: "Your health authority's codes of the last 7 days",
+        authorityIntro: "Every officer's teleTANs and codes of your health authority, and whether they were used.",
+        showMine: "Only mine",
+        showAuthority: "All of my authority",
+        kindHeading: "Kind",
+        issuedHeading: "Issued (UTC)",
+        validUntilHeading: "Valid until (UTC)",
+        statusHeading: "Status",
+        officerHeading: "Officer",
+        actionHeading: "Action",
+        unused: "Unused",
+        usedAt: "Used, {hour}",
+        expired: "Expired",
+        expireButton: "Expire",
+        expiredNotice: "The code is expired: it can no longer be used.",
+        notLive: "The code was already used or had expired; nothing changed.",
+        unknownCode: "That code is not one you may see.",
+        nothing: "No teleTANs or codes in the last 7 days.",
+        kinds: [
+            "TEST": "TEST teleTAN",
+            "EVENT": "EVENT teleTAN",
+            "COVIDSHIELD": "CovidShield code",
+            "PROTEGO": "ProteGO Safe PIN",
+        ]
+    )
+}

@@ -1,0 +1,111 @@
+import ExposureCore
+import Foundation
+import Hummingbird
+import PortalDomain
+
+/// Code status (`/codes`): the teleTANs and codes an officer issued in the last 7 days, whether each was used (to the
+/// hour), and a way to expire one read to the wrong person; a supervisor may see and expire every officer's of their
+/// authority (`?view=authority`). Verification keeps the codes and decides with the officer's own token whose they may
+/// see; the page shows a code's kind and times, never the code.
+extension PortalWeb {
+    /// `GET /codes` and `GET /codes?view=authority`.
+    func codesPage(_ request: Request) async throws -> Response {
+        switch try await activeSession(request, otherwise: redirect("/login")) {
+        case .closed(let elsewhere): return elsewhere
+        case .open(let current):
+            guard Self.mayCheckCodes(current.officer) else { throw PortalError.forbidden }
+            let authorityWide: Bool
+            switch request.uri.queryParameters["view"].map(String.init) {
+            case nil, "mine": authorityWide = false
+            case "authority":
+                guard current.officer.isSupervisor else { throw PortalError.forbidden }
+                authorityWide = true
+            default: throw PortalError.badRequest
+            }
+            return try await codesPage(request, current, authorityWide: authorityWide, notice: nil)
+        }
+    }
+
+    /// `POST /codes/expire` with the code's public id: back to the list with what came of it.
+    func expireCode(_ request: Request) async throws -> Response {
+        switch try await activeSession(request, otherwise: signInAgain(.ended)) {
+        case .closed(let elsewhere): return elsewhere
+        case .open(let current):
+            let fields = try await form(request)
+            try requireCSRF(fields, expected: current.csrfToken)
+            guard Self.mayCheckCodes(current.officer) else { throw PortalError.forbidden }
+            guard let id = fields["id"], Codes.isUUIDv4(id) else { throw PortalError.badRequest }
+            let authorityWide = fields["view"] == "authority" && current.officer.isSupervisor
+            guard let bearer = try await bearer(for: current) else { return signInAgain(.ended) }
+            let texts = language(request).codeStatusTexts
+            let notice: (text: String, status: HTTPResponse.Status)
+            switch await issuedCodes.expire(id: id, bearer: bearer) {
+            case .done:
+                logger.info("code expired by an officer", metadata: ["officer": "\(current.officer.name)"])
+                notice = (texts.expiredNotice, .ok)
+            case .notLive: notice = (texts.notLive, .conflict)
+            case .unknown: notice = (texts.unknownCode, .notFound)
+            case .refused: throw PortalError.verificationRefused
+            case .unavailable: throw PortalError.unavailable
+            }
+            return try await codesPage(request, current, authorityWide: authorityWide, notice: notice)
+        }
+    }
+
+    /// Officers who issue codes, and supervisors (who may see their officers' without issuing any).
+    static func mayCheckCodes(_ officer: Officer) -> Bool {
+        officer.may(issue: .test) || officer.may(issue: .event) || FamilyCodeKind.allCases.contains(where: officer.may(issue:)) || officer.isSupervisor
+    }
+
+    private func codesPage(
+        _ request: Request, _ current: PortalSession, authorityWide: Bool, notice: (text: String, status: HTTPResponse.Status)?
+    ) async throws -> Response {
+        let language = language(request)
+        let texts = language.codeStatusTexts
+        guard let bearer = try await bearer(for: current) else { return signInAgain(.ended) }
+        let codes: [IssuedCodeRecord]
+        switch await issuedCodes.list(authorityWide: authorityWide, bearer: bearer) {
+        case .done(let listed): codes = listed
+        case .refused: throw PortalError.verificationRefused
+        case .unknown, .notLive, .unavailable: throw PortalError.unavailable
+        }
+        var values: [String: Any] = [
+            "cs": texts,
+            "intro": authorityWide ? texts.authorityIntro : texts.intro,
+            "view": authorityWide ? "authority" : "mine",
+            "hasCodes": !codes.isEmpty,
+            "codes": codes.map { code -> [String: Any] in
+                var row: [String: Any] = [
+                    "id": code.id,
+                    "kind": texts.kinds[code.kind] ?? code.kind,
+                    "issued": Self.minute(code.issuedAt),
+                    "validUntil": Self.minute(code.validUntil),
+                    "officer": code.officer ?? "",
+                ]
+                switch code.status {
+                case .unused:
+                    row["status"] = texts.unused
+                    row["live"] = true
+                case .used:
+                    row["status"] = texts.usedAt.replacingOccurrences(of: "{hour}", with: code.usedHour.map(Self.minute) ?? "")
+                case .expired:
+                    row["status"] = texts.expired
+                }
+                return row
+            },
+        ]
+        if authorityWide { values["authorityWide"] = true }
+        if current.officer.isSupervisor { values["mayViewAuthority"] = true }
+        // What came of an expiry: a notice when it was done, an alert when it was refused.
+        if let notice { values[notice.status == .ok ? "notice" : "refusal"] = notice.text }
+        return pages.render(
+            "codes", language: language, title: authorityWide ? texts.authorityTitle : texts.title, session: current,
+            status: notice?.status ?? .ok, values: values
+        )
+    }
+
+    /// `YYYY-MM-DD HH:MM` (UTC).
+    static func minute(_ epochSeconds: Int64) -> String {
+        String(Date.iso8601(epochSeconds).prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
+}
