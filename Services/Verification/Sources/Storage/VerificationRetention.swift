@@ -4,8 +4,9 @@ import SQLKit
 import VerificationDomain
 
 /// The hourly clean-up: sessions and TANs after 21 days, expired teleTANs (once out of the rate-limit window),
-/// used keys after 60 days, the one-time codes of other app families once expired. Guarded so that one replica does
-/// it per round.
+/// used keys after 60 days, the one-time codes of other app families once expired. A code an officer issued stays,
+/// dead, as long as its officer may see its status (`IssuedCode.listedDays`). Guarded so that one replica does it per
+/// round.
 public struct VerificationRetention: Sendable {
     let database: Database
     let lifetimes: Lifetimes
@@ -26,18 +27,22 @@ public struct VerificationRetention: Sendable {
         // Counters live as long as their window: the issuers' daily ones a day.
         let counterCutoff = now.adding(.zero - max(rateLimitWindow, .seconds(86400))).epochSeconds
         let timestamp = now.epochSeconds
+        // Officers' codes (those with an officer) are listed with their status for this long after their issue.
+        let listedCutoff = timestamp - IssuedCode.listedDays * 86400
         let counts = try await JobLock.runExclusively("verification.retention", on: database) { connection in
             [
                 "tans": try await connection.raw("DELETE FROM tans WHERE created_at < \(bind: sessionCutoff) RETURNING tan_hash").all().count,
                 "app_sessions": try await connection.raw("DELETE FROM app_sessions WHERE created_at < \(bind: sessionCutoff) RETURNING source").all().count,
                 "teletans": try await connection.raw("""
-                    DELETE FROM teletans WHERE valid_until < \(bind: timestamp) AND created_at < \(bind: teleTANCutoff) RETURNING type
+                    DELETE FROM teletans WHERE valid_until < \(bind: timestamp) AND created_at < \(bind: teleTANCutoff) \
+                    AND (issued_by IS NULL OR created_at < \(bind: listedCutoff)) RETURNING type
                     """).all().count,
                 "used_keys": try await connection.raw("DELETE FROM used_keys WHERE used_at < \(bind: usedKeyCutoff) RETURNING used_at").all().count,
                 // Dead codes of the other app families, used or not: an expired code answers as an unknown one, and a
                 // used one could not be redeemed again anyway. (Their issuance counts in `teletan_issuance_counts`.)
                 "one_time_codes": try await connection.raw("""
-                    DELETE FROM one_time_codes WHERE valid_until < \(bind: timestamp) RETURNING kind
+                    DELETE FROM one_time_codes WHERE valid_until < \(bind: timestamp) \
+                    AND (issued_by IS NULL OR issued_at < \(bind: listedCutoff)) RETURNING kind
                     """).all().count,
                 // Counters of windows that ended: only the current window's are read.
                 "teletan_issuance_counts": try await connection.raw("""
