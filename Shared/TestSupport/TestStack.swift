@@ -16,12 +16,16 @@ public enum TestStack {
     )
 
     /// A runner with the tests' settings defaults (`TestServices.settings`) and `clock` in every member; each
-    /// member draws from its own random source, seeded from `seed` when given (random otherwise).
-    public static func runner(clock: ManualClock, seed: UInt64? = nil) -> InProcessRunner {
+    /// member draws from its own random source, seeded from `seed` when given (random otherwise), and records the
+    /// hours it publishes in `hours`.
+    public static func runner(clock: ManualClock, seed: UInt64? = nil, hours: PublishedHours = PublishedHours()) -> InProcessRunner {
         InProcessRunner(
             settings: { _, variables in TestServices.settings(variables) },
             environment: { member in
-                TestServices.environment(clock: clock, seed: seed.map { $0 &+ UInt64(member.rawValue.count) } ?? UInt64.random(in: 0...UInt64.max))
+                var environment = TestServices.environment(
+                    clock: clock, seed: seed.map { $0 &+ UInt64(member.rawValue.count) } ?? UInt64.random(in: 0...UInt64.max))
+                environment.publishHour = hours.publisher(for: member)
+                return environment
             },
             logger: TestLogger.quiet
         )
@@ -29,12 +33,14 @@ public enum TestStack {
 
     /// Runs `body` with `members` started on fresh databases of `kind`, listening on free ports of 127.0.0.1.
     /// `configure` adds the test's own settings to the plan; each of `proxies` stands in front of its member's
-    /// internal listener. The data directory is a fresh temporary one, removed afterwards.
+    /// internal listener; `hours` records the hourly counts the members publish. The data directory is a fresh
+    /// temporary one, removed afterwards.
     public static func withRunning<T: Sendable>(
         _ members: [StackMember],
         on kind: TestDatabase,
         clock: ManualClock,
         seed: UInt64? = nil,
+        hours: PublishedHours = PublishedHours(),
         proxies: [StackMember: AnswerDroppingProxy] = [:],
         configure: (inout StackPlan) throws -> Void = { _ in },
         _ body: (ServiceStack<InProcessRunner>) async throws -> T
@@ -66,7 +72,7 @@ public enum TestStack {
                 }
             }
             do {
-                let result = try await ServiceStack.withRunning(plan, on: runner(clock: clock, seed: seed), body)
+                let result = try await ServiceStack.withRunning(plan, on: runner(clock: clock, seed: seed, hours: hours), body)
                 for proxy in running.withLock({ $0 }) { await proxy.stop() }
                 return result
             } catch {

@@ -97,8 +97,8 @@ enum CovidShieldWire {
 
 extension SubmissionHarness {
     static func runCovidShield(_ kind: TestDatabase, environment: [String: String] = [:], _ body: (SubmissionHarness) async throws -> Void) async throws {
-        try await run(kind, environment: CovidShieldWire.settings.merging(environment) { $1 }) { harness in
-            harness.clock.set(Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.uploadDay + 300)))
+        let start = Date(timeIntervalSince1970: TimeInterval(CovidShieldWire.uploadDay + 300))
+        try await run(kind, start: start, environment: CovidShieldWire.settings.merging(environment) { $1 }) { harness in
             try await body(harness)
         }
     }

@@ -23,9 +23,12 @@ struct SubmissionHarness: Sendable {
     static let path = "/version/v1/diagnosis-keys"
 
     /// Starts verification's stand-in and the submission service (settings from `environment`, on top of the
-    /// defaults; `VERIFICATION_URL` defaults to the stand-in) and runs `body` against them.
+    /// defaults; `VERIFICATION_URL` defaults to the stand-in) and runs `body` against them. The harness clock reads
+    /// `start` from the first instant: the service's jobs run as it starts, so a clock moved back only afterwards
+    /// could let a late first retention round, reading the earlier time, delete what the test has just stored.
     static func run(
         _ kind: TestDatabase,
+        start: Date? = nil,
         environment: [String: String] = [:],
         latency: LatencyMatcher? = nil,
         tally: HourlyTally? = nil,
@@ -46,7 +49,7 @@ struct SubmissionHarness: Sendable {
                 settings.merge(environment) { $1 }
                 var configuration = try SubmissionConfiguration(TestServices.settings(settings))
                 configuration.common.databaseURL = url
-                let clock = ManualClock()
+                let clock = start.map { ManualClock($0) } ?? ManualClock()
                 verification.useCodeClock(clock)
                 let serviceEnvironment = TestServices.environment(clock: clock)
                 let database = try await Database.open(configuration.common, migrator: SubmissionMigrations.migrator, environment: serviceEnvironment)

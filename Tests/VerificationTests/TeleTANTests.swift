@@ -79,7 +79,7 @@ import Testing
             try #require(try await h.createTeleTAN(token: token).status == 201)
             // The refusal is in the finished hour's tally, published with the next request counted.
             try #require(try await h.register(guid: VerificationHarness.hashedGUID(), fake: "1").status == 201)
-            #expect(Self.rateLimitedLastHour("teletan_issuance") == 1)
+            #expect(Self.rateLimitedLastHour(h, "teletan_issuance") == 1)
         }
     }
 
@@ -100,7 +100,7 @@ import Testing
             // The refusal is in the hour's tally, published once the hour has ended.
             h.clock.advance(by: 3600)
             try #require(try await h.register(guid: VerificationHarness.hashedGUID(), fake: "1").status == 201)
-            #expect(Self.rateLimitedLastHour("teletan_failures") == 1)
+            #expect(Self.rateLimitedLastHour(h, "teletan_failures") == 1)
         }
     }
 
@@ -243,7 +243,8 @@ import Testing
     }
 
     /// The refusals by `limit` in the last finished hour (`HourlyTally`).
-    static func rateLimitedLastHour(_ limit: String) -> Double? {
-        PrometheusText.value(in: PrometheusText.ofThisProcess(), name: "verification_rate_limited_last_hour", labels: ["limit": limit])
+    /// The refusals by `limit` in the last hour this test's verification published.
+    static func rateLimitedLastHour(_ h: VerificationHarness, _ limit: String) -> Int64? {
+        h.hours.last(.verification, "verification_rate_limited_last_hour", [("limit", limit)])
     }
 }

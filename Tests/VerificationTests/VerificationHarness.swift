@@ -26,9 +26,13 @@ struct VerificationHarness {
     let officerKey: ES256PrivateKey
     /// Verification's settings, for another instance on the same database (`withAnotherVerification`).
     let variables: [String: String]
+    /// The hourly counts this test's services published (the gauges are shared with every other test).
+    let hours: PublishedHours
 
     /// The issuer and audience verification expects of the harness's officer key.
     static let officerIssuer = "https://portal.test"
+    /// A second identity provider verification trusts (with the same key, for brevity): its subjects are other people.
+    static let secondOfficerIssuer = "https://second-idp.test"
     static let officerAudience = "verification"
 
     /// What a verification configuration needs besides its defaults.
@@ -48,8 +52,11 @@ struct VerificationHarness {
         let publicKeyFile = keyDirectory.appendingPathComponent("officer.pem").path
         try officerKey.publicKey.pemRepresentation.write(toFile: publicKeyFile, atomically: true, encoding: .utf8)
 
-        try await TestStack.withRunning([.testResult, .verification], on: kind, clock: clock) { plan in
-            plan.trustedOfficerKeys = ["\(publicKeyFile)|\(officerIssuer)|\(officerAudience)"]
+        let hours = PublishedHours()
+        try await TestStack.withRunning([.testResult, .verification], on: kind, clock: clock, hours: hours) { plan in
+            plan.trustedOfficerKeys = [
+                "\(publicKeyFile)|\(officerIssuer)|\(officerAudience)", "\(publicKeyFile)|\(secondOfficerIssuer)|\(officerAudience)",
+            ]
             if testResultDown { plan.reroute[.testResult] = { _ in "http://127.0.0.1:1" } }
             plan.set(.verification, baseSettings.merging(["TESTRESULT_TIMEOUT": "2s"]) { $1 })
             plan.set(.verification, extra)
@@ -67,7 +74,8 @@ struct VerificationHarness {
                     clock: clock,
                     database: database,
                     officerKey: officerKey,
-                    variables: stack.variables[.verification] ?? [:]
+                    variables: stack.variables[.verification] ?? [:],
+                    hours: hours
                 ))
                 await database.shutdown()
             } catch {
@@ -81,7 +89,9 @@ struct VerificationHarness {
     /// `extra` on top of this one's settings: a replica, or this one restarted with other settings.
     func withAnotherVerification(environment extra: [String: String], _ body: (VerificationHarness) async throws -> Void) async throws {
         let configuration = try VerificationConfiguration(TestServices.settings(variables.merging(extra) { $1 }))
-        let other = try await VerificationService.makeBundle(configuration, environment: TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max)))
+        var environment = TestServices.environment(clock: clock, seed: UInt64.random(in: 0...UInt64.max))
+        environment.publishHour = hours.publisher(for: .verification)
+        let other = try await VerificationService.makeBundle(configuration, environment: environment)
         try await TestServices.withRunning([other]) { running in
             try await body(VerificationHarness(
                 app: await TestServices.client(running, VerificationService.name, VerificationService.appListener),
@@ -89,7 +99,7 @@ struct VerificationHarness {
                 issuer: await TestServices.client(running, VerificationService.name, VerificationService.issuerListener),
                 management: await TestServices.management(running, VerificationService.name),
                 lab: lab, labKey: labKey, clock: clock, database: database, officerKey: officerKey,
-                variables: variables.merging(extra) { $1 }
+                variables: variables.merging(extra) { $1 }, hours: hours
             ))
         }
     }
@@ -98,7 +108,7 @@ struct VerificationHarness {
     func using(_ http: HTTPClient) -> VerificationHarness {
         VerificationHarness(
             app: app.using(http), internal: self.internal.using(http), issuer: issuer.using(http), management: management, lab: lab.using(http), labKey: labKey,
-            clock: clock, database: database, officerKey: officerKey, variables: variables
+            clock: clock, database: database, officerKey: officerKey, variables: variables, hours: hours
         )
     }
 

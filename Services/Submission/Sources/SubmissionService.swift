@@ -41,7 +41,7 @@ public enum SubmissionService {
         let logger = environment.logger
         let verificationToken = try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN")
         let store = DiagnosisKeyStore(database: database)
-        let tally = tally ?? HourlyTally(clock: environment.clock)
+        let tally = tally ?? HourlyTally(clock: environment.clock, publish: environment.publishHour)
         let redemptionSecret = try await RedemptionSecretStore(database: database).secret(random: environment.random)
         // Fails fast when verification is down, so that the bounded retries below decide how long it takes.
         let http = DownstreamHTTPClient(connectTimeout: configuration.verification.timeout)

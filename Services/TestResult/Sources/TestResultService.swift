@@ -29,7 +29,7 @@ public enum TestResultService {
         let logger = environment.logger
         let internalCallers = try ServiceTokens.required(configuration.internalCallers, variable: "INTERNAL_API_TOKENS")
         let store = TestResultStore(database: database)
-        let tally = HourlyTally(clock: environment.clock)
+        let tally = HourlyTally(clock: environment.clock, publish: environment.publishHour)
         let statistics = ServiceStatistics(
             service: name, figures: [TestResultAPI.labResultsReceived], database: database, settings: configuration.statistics,
             environment: environment

@@ -34,7 +34,7 @@ public enum VerificationService {
         let database = try await Database.open(configuration.common, migrator: VerificationMigrations.migrator, environment: environment)
         let http = DownstreamHTTPClient(connectTimeout: configuration.testResultPolicy.timeout)
         let lifetimes = configuration.lifetimes
-        let tally = HourlyTally(clock: environment.clock)
+        let tally = HourlyTally(clock: environment.clock, publish: environment.publishHour)
         let statistics = ServiceStatistics(
             service: name, figures: VerificationFigures.all, database: database, settings: configuration.statistics, environment: environment
         )
