@@ -50,7 +50,13 @@ import Verification
             Covers.status(403, of: "POST /codes/expire", try await hanna.post("/codes/expire", [("id", pinID)]))
             Covers.status(400, of: "POST /codes/expire", try await hanna.administer("/codes/expire", [("id", "nothing")], from: "/codes"))
             Covers.status(400, of: "GET /codes", try await hanna.get("/codes?view=everyone"))
-            Covers.status(403, of: "GET /codes", try await hanna.get("/codes?view=authority"))
+            let notSupervisor = try await hanna.get("/codes?view=authority")
+            Covers.status(403, of: "GET /codes", notSupervisor)
+            #expect(notSupervisor.text.contains(Language.en.codeStatusTexts.supervisorsOnly))
+            // An account that issues no codes has none to check, and is told why.
+            let none = try await h.signedIn("nils", roles: "", language: "de")
+            let noRole = try await none.get("/codes")
+            #expect(noRole.status == 403 && noRole.text.contains(Language.de.codeStatusTexts.noRole) && !noRole.text.contains(#"id="nav-codes""#))
             Covers.status(303, of: "GET /codes", try await h.browser().get("/codes"))
             Covers.status(303, of: "POST /codes/expire", try await h.browser().post("/codes/expire", [("id", pinID)]))
         }

@@ -130,6 +130,32 @@ import Testing
         }
     }
 
+    /// A subject is unique only within its token issuer: `hanna` of a second identity provider that verification
+    /// trusts is someone else, who neither sees nor ends the first one's codes (both are of the default authority).
+    @Test(arguments: TestDatabase.all)
+    func anOfficerOfTheSameNameAtAnotherIdentityProviderSeesAndEndsNothing(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let hanna = try await h.officerToken(roles: ["c19hotline"], subject: "hanna")
+            let namesake = try await h.officerToken(roles: ["c19hotline"], subject: "hanna", issuer: VerificationHarness.secondOfficerIssuer)
+            try #require(try await h.issueCode("PROTEGO", token: hanna).status == 201)
+            try #require(try await h.createTeleTAN(token: hanna).status == 201)
+            let ids = try Self.codes(try await Self.list(h, token: hanna)).compactMap { $0["id"] as? String }
+            try #require(ids.count == 2)
+
+            let seen = try await Self.list(h, token: namesake)
+            #expect(seen.status == 200)
+            #expect(try Self.codes(seen).isEmpty)
+            for id in ids {
+                try await Self.expire(h, id, token: namesake).expectError(404, "unknown_code")
+            }
+            #expect(try Self.codes(try await Self.list(h, token: hanna)).allSatisfy { $0["status"] as? String == "unused" })
+            // The namesake's own code is theirs alone.
+            try #require(try await h.createTeleTAN(token: namesake).status == 201)
+            #expect(try Self.codes(try await Self.list(h, token: namesake)).count == 1)
+            #expect(try Self.codes(try await Self.list(h, token: hanna)).count == 2)
+        }
+    }
+
     /// A database that fails is a JSON 500: the list is not answered in part, and a failed expiry leaves the code live.
     @Test(arguments: TestDatabase.all)
     func databaseFailuresAnswer500AndChangeNothing(kind: TestDatabase) async throws {

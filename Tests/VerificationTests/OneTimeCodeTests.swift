@@ -229,7 +229,7 @@ import Testing
             // The refusal is in the hour's tally, published once the hour has ended.
             h.clock.advance(by: 3600)
             try #require(try await h.register(guid: VerificationHarness.hashedGUID(), fake: "1").status == 201)
-            #expect(TeleTANTests.rateLimitedLastHour("code_failures") == 1)
+            #expect(TeleTANTests.rateLimitedLastHour(h, "code_failures") == 1)
         }
     }
 
@@ -335,7 +335,7 @@ import Testing
     static let old = "old:" + Data(repeating: 0x11, count: 32).base64EncodedString()
     static let new = "new:" + Data(repeating: 0x22, count: 32).base64EncodedString()
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
-    static let owner = CodeOwner(officer: "officer-1", authority: "default")
+    static let owner = CodeOwner(officer: .init(issuer: "https://portal.test", subject: "officer-1"), authority: "default")
 
     static func withStore(on kind: TestDatabase, _ body: (Database) async throws -> Void) async throws {
         try await kind.withFreshDatabase { database in

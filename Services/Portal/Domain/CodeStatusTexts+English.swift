@@ -21,6 +21,8 @@ extension CodeStatusTexts {
         notLive: "The code was already used or had expired; nothing changed.",
         unknownCode: "That code is not one you may see.",
         nothing: "No teleTANs or codes in the last 7 days.",
+        noRole: "Your account has no role that issues teleTANs or codes, so it has none to check. Ask your supervisor for the role you need.",
+        supervisorsOnly: "Only supervisors see the codes of every officer of their authority. Your own codes are under My codes.",
         kinds: [
             "TEST": "TEST teleTAN",
             "EVENT": "EVENT teleTAN",

@@ -21,6 +21,8 @@ extension CodeStatusTexts {
         notLive: "Le code était déjà utilisé ou expiré ; rien n’a changé.",
         unknownCode: "Ce code n’est pas de ceux que vous pouvez voir.",
         nothing: "Aucun téléTAN ni code ces 7 derniers jours.",
+        noRole: "Votre compte n'a aucun rôle permettant d'émettre des téléTAN ou des codes : il n'en a donc aucun à consulter. Demandez à votre superviseur le rôle nécessaire.",
+        supervisorsOnly: "Seuls les superviseurs voient les codes de tous les agents de leur autorité. Vos propres codes sont sous Mes codes.",
         kinds: [
             "TEST": "téléTAN TEST",
             "EVENT": "téléTAN EVENT",

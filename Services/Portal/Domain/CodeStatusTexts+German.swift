@@ -21,6 +21,8 @@ extension CodeStatusTexts {
         notLive: "Der Code war schon genutzt oder abgelaufen; nichts wurde geändert.",
         unknownCode: "Diesen Code dürfen Sie nicht sehen.",
         nothing: "Keine teleTANs oder Codes in den letzten 7 Tagen.",
+        noRole: "Ihr Konto hat keine Rolle, die teleTANs oder Codes erzeugt, und hat daher keine zu prüfen. Bitten Sie Ihre Vorgesetzte oder Ihren Vorgesetzten um die nötige Rolle.",
+        supervisorsOnly: "Nur Vorgesetzte sehen die Codes aller Mitarbeitenden ihrer Behörde. Ihre eigenen Codes finden Sie unter Meine Codes.",
         kinds: [
             "TEST": "TEST-teleTAN",
             "EVENT": "EVENT-teleTAN",

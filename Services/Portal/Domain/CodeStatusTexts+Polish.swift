@@ -21,6 +21,8 @@ extension CodeStatusTexts {
         notLive: "Kod był już wykorzystany lub wygasł; nic nie zmieniono.",
         unknownCode: "Nie możesz zobaczyć tego kodu.",
         nothing: "Brak kodów teleTAN i innych kodów z ostatnich 7 dni.",
+        noRole: "Twoje konto nie ma roli, która wydaje kody teleTAN lub inne kody, więc nie ma czego sprawdzać. Poproś przełożonego o potrzebną rolę.",
+        supervisorsOnly: "Tylko przełożeni widzą kody wszystkich pracowników swojego urzędu. Twoje własne kody są w zakładce Moje kody.",
         kinds: [
             "TEST": "teleTAN TEST",
             "EVENT": "teleTAN EVENT",

@@ -23,6 +23,10 @@ public struct CodeStatusTexts: Sendable {
     public let notLive: String
     public let unknownCode: String
     public let nothing: String
+    /// Why an account without a role that issues codes (and not a supervisor) has no code status page.
+    public let noRole: String
+    /// Why the authority's view is refused to an officer who is not a supervisor.
+    public let supervisorsOnly: String
     /// The kinds, by the name verification gives them (`TEST`).
     public let kinds: [String: String]
 
@@ -30,7 +34,7 @@ public struct CodeStatusTexts: Sendable {
         navigation: String, title: String, intro: String, authorityTitle: String, authorityIntro: String, showMine: String,
         showAuthority: String, kindHeading: String, issuedHeading: String, validUntilHeading: String, statusHeading: String,
         officerHeading: String, actionHeading: String, unused: String, usedAt: String, expired: String, expireButton: String,
-        expiredNotice: String, notLive: String, unknownCode: String, nothing: String, kinds: [String: String]
+        expiredNotice: String, notLive: String, unknownCode: String, nothing: String, noRole: String, supervisorsOnly: String, kinds: [String: String]
     ) {
         self.navigation = navigation
         self.title = title
@@ -53,6 +57,8 @@ public struct CodeStatusTexts: Sendable {
         self.notLive = notLive
         self.unknownCode = unknownCode
         self.nothing = nothing
+        self.noRole = noRole
+        self.supervisorsOnly = supervisorsOnly
         self.kinds = kinds
     }
 }

@@ -13,12 +13,13 @@ extension PortalWeb {
         switch try await activeSession(request, otherwise: redirect("/login")) {
         case .closed(let elsewhere): return elsewhere
         case .open(let current):
-            guard Self.mayCheckCodes(current.officer) else { throw PortalError.forbidden }
+            let texts = language(request).codeStatusTexts
+            guard Self.mayCheckCodes(current.officer) else { return refusedCodes(texts.noRole, request, current) }
             let authorityWide: Bool
             switch request.uri.queryParameters["view"].map(String.init) {
             case nil, "mine": authorityWide = false
             case "authority":
-                guard current.officer.isSupervisor else { throw PortalError.forbidden }
+                guard current.officer.isSupervisor else { return refusedCodes(texts.supervisorsOnly, request, current) }
                 authorityWide = true
             default: throw PortalError.badRequest
             }
@@ -33,11 +34,11 @@ extension PortalWeb {
         case .open(let current):
             let fields = try await form(request)
             try requireCSRF(fields, expected: current.csrfToken)
-            guard Self.mayCheckCodes(current.officer) else { throw PortalError.forbidden }
+            let texts = language(request).codeStatusTexts
+            guard Self.mayCheckCodes(current.officer) else { return refusedCodes(texts.noRole, request, current) }
             guard let id = fields["id"], Codes.isUUIDv4(id) else { throw PortalError.badRequest }
             let authorityWide = fields["view"] == "authority" && current.officer.isSupervisor
             guard let bearer = try await bearer(for: current) else { return signInAgain(.ended) }
-            let texts = language(request).codeStatusTexts
             let notice: (text: String, status: HTTPResponse.Status)
             switch await issuedCodes.expire(id: id, bearer: bearer) {
             case .done:
@@ -55,6 +56,16 @@ extension PortalWeb {
     /// Officers who issue codes, and supervisors (who may see their officers' without issuing any).
     static func mayCheckCodes(_ officer: Officer) -> Bool {
         officer.may(issue: .test) || officer.may(issue: .event) || FamilyCodeKind.allCases.contains(where: officer.may(issue:)) || officer.isSupervisor
+    }
+
+    /// A 403 page that says why this account has no (such) code status, in its language.
+    private func refusedCodes(_ reason: String, _ request: Request, _ current: PortalSession) -> Response {
+        let language = language(request)
+        let title = language.codeStatusTexts.title
+        return pages.render(
+            "message", language: language, title: title, session: current, status: .forbidden,
+            values: ["heading": title, "message": reason, "problem": "forbidden"]
+        )
     }
 
     private func codesPage(

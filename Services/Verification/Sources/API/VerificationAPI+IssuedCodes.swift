@@ -12,7 +12,7 @@ extension VerificationAPI {
         let scope: IssuedCodeStore.Scope
         switch input.query.scope ?? .mine {
         case .mine:
-            scope = .officer(officer.subject, authority: authority.id)
+            scope = .officer(officer.owner, authority: authority.id)
         case .authority:
             guard officer.roles.contains(OfficerRoles.supervisor) else {
                 count("codes_issued", "missing_role")
@@ -23,7 +23,7 @@ extension VerificationAPI {
         let now = clock.now()
         let codes = try await issuedCodes.recent(scope, since: now.addingTimeInterval(-Double(IssuedCode.listedDays * 86400)))
         count("codes_issued", "listed")
-        return .ok(.init(body: .json(.init(codes: codes.map { Self.answer($0, now: now.epochSeconds) }))))
+        return .ok(.init(body: .json(.init(codes: codes.compactMap { Self.answer($0, now: now.epochSeconds) }))))
     }
 
     func expireIssuedCode(_ input: Operations.expireIssuedCode.Input) async throws -> Operations.expireIssuedCode.Output {
@@ -35,7 +35,7 @@ extension VerificationAPI {
         }
         // A supervisor may end any code of their authority; an officer only their own.
         let scope: IssuedCodeStore.Scope = officer.roles.contains(OfficerRoles.supervisor)
-            ? .authority(authority.id) : .officer(officer.subject, authority: authority.id)
+            ? .authority(authority.id) : .officer(officer.owner, authority: authority.id)
         switch try await issuedCodes.expire(id: body.id, scope, now: clock.now()) {
         case .expired:
             count("code_expire", "expired")
@@ -50,14 +50,17 @@ extension VerificationAPI {
         }
     }
 
-    private static func answer(_ code: IssuedCode, now: Int64) -> Components.Schemas.IssuedCode {
+    /// The code as the contract lists it; nil for a kind the contract does not name (a row a newer version wrote,
+    /// read during a rolling upgrade), which is left out rather than passed off as another kind.
+    private static func answer(_ code: IssuedCode, now: Int64) -> Components.Schemas.IssuedCode? {
+        guard let kind = Components.Schemas.IssuedCode.kindPayload(rawValue: code.kind) else { return nil }
         let status: Components.Schemas.IssuedCode.statusPayload = switch code.status(at: now) {
         case .unused: .unused
         case .used: .used
         case .expired: .expired
         }
         return .init(
-            id: code.id, kind: .init(rawValue: code.kind) ?? .TEST, issuedAt: code.issuedAt, validUntil: code.validUntil,
+            id: code.id, kind: kind, issuedAt: code.issuedAt, validUntil: code.validUntil,
             status: status, usedHour: code.usedHour, officer: code.officer
         )
     }

@@ -34,7 +34,7 @@ extension VerificationAPI {
         let counters = issuanceCounters(officer, of: authority, now: now)
         switch try await codes.issue(
             kind: kind, region: region, count: 1, now: now, validUntil: validUntil,
-            owner: CodeOwner(officer: officer.subject, authority: authority.id), counters: counters.counters, windowStart: rateLimit.windowStart(now: now), random: random
+            owner: CodeOwner(officer: officer.owner, authority: authority.id), counters: counters.counters, windowStart: rateLimit.windowStart(now: now), random: random
         ) {
         case .issued(let issued, let counts):
             warnNearLimit(counts, of: counters)

@@ -249,7 +249,7 @@ struct VerificationAPI: APIProtocol {
             let validUntil = now.adding(lifetimes.teleTAN(type))
             switch try await teleTANs.issue(
                 hash: teleTANHashes.hash(teleTAN), type: type, validUntil: validUntil, now: now, request: sealed,
-                owner: CodeOwner(officer: officer.subject, authority: authority.id), publicID: Codes.uuidV4(using: random),
+                owner: CodeOwner(officer: officer.owner, authority: authority.id), publicID: Codes.uuidV4(using: random),
                 counters: counters.counters, windowStart: rateLimit.windowStart(now: now)
             ) {
             case .issued(let counts):

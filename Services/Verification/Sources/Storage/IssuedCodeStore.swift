@@ -9,8 +9,8 @@ import VerificationDomain
 public struct IssuedCodeStore: Sendable {
     /// Whose codes a request may see and expire.
     public enum Scope: Sendable, Equatable {
-        /// One officer's own, in their authority.
-        case officer(String, authority: String)
+        /// One officer's own (by their token's issuer and subject), in their authority.
+        case officer(CodeOwner.Officer, authority: String)
         /// Every officer's of one authority (its supervisors).
         case authority(String)
 
@@ -20,7 +20,7 @@ public struct IssuedCodeStore: Sendable {
             }
         }
 
-        var officer: String? {
+        var officer: CodeOwner.Officer? {
             switch self {
             case .officer(let officer, _): officer
             case .authority: nil
@@ -94,12 +94,15 @@ public struct IssuedCodeStore: Sendable {
         return condition
     }
 
-    /// Rows the scope owns: of its authority, issued by an officer (by its officer, for an officer's scope).
+    /// Rows the scope owns: of its authority, issued by an officer (by its officer, for an officer's scope: the same
+    /// subject under another token issuer is someone else).
     private static func owned(_ scope: Scope) -> SQLQueryString {
         var condition = SQLQueryString("authority = \(bind: scope.authority) AND issued_by IS NOT NULL")
         if let officer = scope.officer {
             condition.appendLiteral(" AND issued_by = ")
-            condition.appendInterpolation(bind: officer)
+            condition.appendInterpolation(bind: officer.subject)
+            condition.appendLiteral(" AND issued_by_issuer = ")
+            condition.appendInterpolation(bind: officer.issuer)
         }
         return condition
     }

@@ -84,9 +84,9 @@ public struct OneTimeCodeStore: Sendable {
             let input = kind.hashInput(code)
             let stored = hasher.hash(input)
             var insert = SQLQueryString("""
-                INSERT INTO one_time_codes (code_hash, hash_key_id, kind, region, issued_at, valid_until, redeemed_at, public_id, issued_by, authority) \
+                INSERT INTO one_time_codes (code_hash, hash_key_id, kind, region, issued_at, valid_until, redeemed_at, public_id, issued_by, issued_by_issuer, authority) \
                 SELECT \(bind: stored.hash), \(bind: stored.keyID), \(bind: kind.rawValue), \(bind: region), \(bind: now.epochSeconds), \
-                \(bind: validUntil.epochSeconds), NULL, \(bind: Codes.uuidV4(using: random)), \(bind: owner.officer), \(bind: owner.authority) WHERE NOT EXISTS (SELECT 1 FROM one_time_codes WHERE \(matching(hasher.candidates(input)))
+                \(bind: validUntil.epochSeconds), NULL, \(bind: Codes.uuidV4(using: random)), \(bind: owner.officer?.subject), \(bind: owner.officer?.issuer), \(bind: owner.authority) WHERE NOT EXISTS (SELECT 1 FROM one_time_codes WHERE \(matching(hasher.candidates(input)))
                 """)
             // The primary key decides between concurrent draws of one code under the current key.
             insert.appendLiteral(") ON CONFLICT DO NOTHING RETURNING code_hash")

@@ -71,9 +71,9 @@ public struct TeleTANStore: Sendable {
                 // No conflict target: the primary key and the unique request key both end in DO NOTHING.
                 let stored = try await connection.raw("""
                     INSERT INTO teletans (teletan_hash, hash_key_id, type, valid_until, created_at, redeemed_at, request_key_hash, sealed_teletan,
-                                          public_id, issued_by, authority)
+                                          public_id, issued_by, issued_by_issuer, authority)
                     VALUES (\(bind: hash.hash), \(bind: hash.keyID), \(bind: type.rawValue), \(bind: validUntil.epochSeconds), \(bind: now.epochSeconds), NULL,
-                            \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN), \(bind: publicID), \(bind: owner.officer), \(bind: owner.authority))
+                            \(bind: request?.keyHash), \(bind: request?.sealedTeleTAN), \(bind: publicID), \(bind: owner.officer?.subject), \(bind: owner.officer?.issuer), \(bind: owner.authority))
                     ON CONFLICT DO NOTHING RETURNING teletan_hash
                     """).all()
                 if stored.isEmpty { throw Undone(outcome: .notStored) }

@@ -173,17 +173,19 @@ enum VerificationMigrations {
             ]
         },
         // Code status (`IssuedCodeStore`): each teleTAN and one-time code gets a random public id, the officer who
-        // asked (the token's `sub`; NULL for a health-authority system's code) and the authority, so that an officer
+        // asked (the token's `sub` and `iss`; NULL for a health-authority system's code) and the authority, so that an officer
         // can see whether the codes they read out were used, and expire one. Codes of before have none and are not
         // listed; they die as they always did.
         Migration(version: 12, name: "code status: who issued each code, under a public id", sql: [
             "ALTER TABLE teletans ADD COLUMN public_id TEXT",
             "ALTER TABLE teletans ADD COLUMN issued_by TEXT",
+            "ALTER TABLE teletans ADD COLUMN issued_by_issuer TEXT",
             "ALTER TABLE teletans ADD COLUMN authority TEXT",
             "CREATE UNIQUE INDEX teletans_public_id ON teletans (public_id)",
             "CREATE INDEX teletans_authority_created_at ON teletans (authority, created_at)",
             "ALTER TABLE one_time_codes ADD COLUMN public_id TEXT",
             "ALTER TABLE one_time_codes ADD COLUMN issued_by TEXT",
+            "ALTER TABLE one_time_codes ADD COLUMN issued_by_issuer TEXT",
             "ALTER TABLE one_time_codes ADD COLUMN authority TEXT",
             "CREATE UNIQUE INDEX one_time_codes_public_id ON one_time_codes (public_id)",
             "CREATE INDEX one_time_codes_authority_issued_at ON one_time_codes (authority, issued_at)",
