@@ -57,6 +57,12 @@ import Verification
             let none = try await h.signedIn("nils", roles: "", language: "de")
             let noRole = try await none.get("/codes")
             #expect(noRole.status == 403 && noRole.text.contains(Language.de.codeStatusTexts.noRole) && !noRole.text.contains(#"id="nav-codes""#))
+            // In German, the times as German readers write them (and in UTC, said so).
+            let greta = try await h.signedIn("greta", language: "de")
+            try #require(try await greta.issue("TEST").status == 200)
+            let inGerman = try await greta.get("/codes")
+            let issuedAt = Language.de.format.minute(epochSeconds: h.clock.now().epochSeconds)
+            #expect(issuedAt.hasSuffix(" UTC") && inGerman.text.contains("<td>\(issuedAt)</td>"))
             Covers.status(303, of: "GET /codes", try await h.browser().get("/codes"))
             Covers.status(303, of: "POST /codes/expire", try await h.browser().post("/codes/expire", [("id", pinID)]))
         }

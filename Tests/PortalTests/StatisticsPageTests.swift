@@ -31,12 +31,14 @@ import FoundationXML
             Covers.status(200, of: "GET /statistics", page)
             #expect(page.text.contains(#"id="figure-verification-teletans-issued""#))
             #expect(page.text.contains(#"id="nav-statistics""#))
-            #expect(page.text.contains(#"<td>\#(day)</td><td>1</td>"#))
+            // Days as the page's language writes them (English here: "Nov 28, 2026").
+            let shown = Language.en.format.date(day: day.number)
+            #expect(page.text.contains(#"<td>\#(shown)</td><td>1</td>"#))
             let svgs = try Self.svgs(in: page.text)
             #expect(svgs.count == 3)  // in total, by officer and by health authority
             #expect(page.text.contains(#"id="figure-verification-teletans-issued-by-authority""#))
             for svg in svgs { try Self.expectWellFormedXML(svg) }
-            #expect(svgs[0].contains("<title>\(day): 1</title>"))
+            #expect(svgs[0].contains("<title>\(shown): 1</title>"))
 
             let csv = try await supervisor.get("/statistics.csv?days=7")
             Covers.status(200, of: "GET /statistics.csv", csv)
@@ -199,6 +201,11 @@ import FoundationXML
         let year = StatisticsChart(title: "year", bars: bars(90))
         #expect(year.svg.contains(">2026-12<") && year.svg.contains(">2027-01<") && !year.svg.contains(">11-16<"))
         #expect(!year.svg.contains(#"class="previous""#))
+        // In the page's language: Mondays and months as its readers write them, numbers grouped.
+        let german = StatisticsChart(title: "Woche", bars: bars(14) + [.init(label: "28.11.2026", value: 1234, day: 20_785)], format: Language.de.format)
+        #expect(german.svg.contains(">16.11.<") && german.svg.contains(">23.11.<") && german.svg.contains("<title>28.11.2026: 1.234</title>"))
+        #expect(german.svg.contains(">1.500<"))
+        #expect(StatisticsChart(title: "Jahr", bars: bars(90), format: Language.de.format).svg.contains(">Dez. 2026<"))
     }
 
     // MARK: Helpers

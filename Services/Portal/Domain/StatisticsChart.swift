@@ -7,7 +7,7 @@
 /// the one before it.
 public struct StatisticsChart: Sendable {
     public struct Bar: Sendable, Equatable {
-        /// The day, `YYYY-MM-DD`.
+        /// The day as its tooltip names it (`Nov 27, 2026`).
         public let label: String
         public let value: Int64
         /// The day as days since 1970-01-01 (for the weekday marks); nil leaves the day unmarked.
@@ -21,7 +21,7 @@ public struct StatisticsChart: Sendable {
 
         /// 1970-01-01 was a Thursday: Mondays are the days 4, 11, 18, … .
         var isMonday: Bool { day.map { (($0 % 7) + 7) % 7 == 4 } ?? false }
-        var isFirstOfMonth: Bool { label.count == 10 && label.hasSuffix("-01") }
+        var isFirstOfMonth: Bool { day.map(LocaleFormat.isFirstOfMonth(day:)) ?? false }
     }
 
     /// The same days of the period before, and what the legend calls them.
@@ -44,11 +44,14 @@ public struct StatisticsChart: Sendable {
     public let title: String
     public let bars: [Bar]
     public let previous: Previous?
+    /// How the axes and tooltips write numbers and days: the page's language.
+    public let format: LocaleFormat
 
-    public init(title: String, bars: [Bar], previous: Previous? = nil) {
+    public init(title: String, bars: [Bar], previous: Previous? = nil, format: LocaleFormat = .iso) {
         self.title = title
         self.bars = bars
         self.previous = previous
+        self.format = format
     }
 
     /// Round ticks from 0 to at least `maximum`: about four steps of 1, 2 or 5 times a power of ten.
@@ -86,7 +89,7 @@ public struct StatisticsChart: Sendable {
             if tick > 0 {
                 parts.append(#"<line class="grid" x1="\#(Self.margin.left)" y1="\#(at)" x2="\#(Self.width - Self.margin.right)" y2="\#(at)" stroke="currentColor" stroke-opacity="0.15"/>"#)
             }
-            parts.append(#"<text class="tick" x="\#(Self.margin.left - 4)" y="\#(Self.number(y(tick) + 4))" text-anchor="end" font-size="11" fill="currentColor">\#(tick)</text>"#)
+            parts.append(#"<text class="tick" x="\#(Self.margin.left - 4)" y="\#(Self.number(y(tick) + 4))" text-anchor="end" font-size="11" fill="currentColor">\#(Self.escape(format.number(tick)))</text>"#)
         }
         parts.append(#"<line class="axis" x1="\#(Self.margin.left)" y1="\#(baseline)" x2="\#(Self.width - Self.margin.right)" y2="\#(baseline)" stroke="currentColor"/>"#)
         parts.append(#"<line class="axis" x1="\#(Self.margin.left)" y1="\#(Self.margin.top)" x2="\#(Self.margin.left)" y2="\#(baseline)" stroke="currentColor"/>"#)
@@ -95,7 +98,7 @@ public struct StatisticsChart: Sendable {
             let x = Double(Self.margin.left) + slot * Double(index) + (slot - barWidth) / 2
             parts.append(
                 #"<rect class="bar" x="\#(Self.number(x))" y="\#(Self.number(y(bar.value)))" width="\#(Self.number(barWidth))" "#
-                    + #"height="\#(Self.number(height))" fill="steelblue"><title>\#(Self.escape(bar.label)): \#(bar.value)</title></rect>"#
+                    + #"height="\#(Self.number(height))" fill="steelblue"><title>\#(Self.escape(bar.label)): \#(Self.escape(format.number(bar.value)))</title></rect>"#
             )
         }
         parts += marks(center: center, baseline: baseline)
@@ -109,8 +112,8 @@ public struct StatisticsChart: Sendable {
         return parts.joined(separator: "\n")
     }
 
-    /// A tick under each Monday; labels under Mondays (`MM-DD`) in a short period, under months' first days
-    /// (`YYYY-MM`) in a long one, and the first and last day when nothing else would date the axis.
+    /// A tick under each Monday; labels under Mondays (`Nov 16`) in a short period, under months' first days
+    /// (`Nov 2026`) in a long one, and the first and last day when nothing else would date the axis.
     private func marks(center: (Int) -> Double, baseline: Int) -> [String] {
         var parts: [String] = []
         var labelled = false
@@ -120,10 +123,12 @@ public struct StatisticsChart: Sendable {
             if bar.isMonday {
                 parts.append(#"<line class="weekday" x1="\#(x)" y1="\#(baseline)" x2="\#(x)" y2="\#(baseline + 5)" stroke="currentColor"/>"#)
             }
-            let label: Substring? = short ? (bar.isMonday ? bar.label.dropFirst(5) : nil) : (bar.isFirstOfMonth ? bar.label.prefix(7) : nil)
+            let label: String? = bar.day.flatMap { day in
+                short ? (bar.isMonday ? format.dayAndMonth(day: day) : nil) : (bar.isFirstOfMonth ? format.month(day: day) : nil)
+            }
             if let label {
                 labelled = true
-                parts.append(#"<text class="day" x="\#(x)" y="\#(Self.height - 12)" text-anchor="middle" font-size="11" fill="currentColor">\#(Self.escape(String(label)))</text>"#)
+                parts.append(#"<text class="day" x="\#(x)" y="\#(Self.height - 12)" text-anchor="middle" font-size="11" fill="currentColor">\#(Self.escape(label))</text>"#)
             }
         }
         if !labelled, let first = bars.first, let last = bars.last {

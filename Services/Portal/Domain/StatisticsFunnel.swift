@@ -63,8 +63,9 @@ public struct StatisticsFunnel: Sendable, Equatable {
 
     /// The funnel as an `<svg>` element: one horizontal bar per step, as long as its share of the largest step, with
     /// its name, count and share beside it, under the same Content-Security-Policy as the daily charts (no script, no
-    /// external resource, text escaped). `stepName` names a step; `shareText` words a share ("83 %").
-    public func svg(title: String, stepName: (Step) -> String, shareText: (Int64) -> String) -> String {
+    /// external resource, text escaped). `stepName` names a step; `shareText` words a share ("83 %"); `format` writes
+    /// the counts.
+    public func svg(title: String, stepName: (Step) -> String, shareText: (Int64) -> String, format: LocaleFormat = .iso) -> String {
         let height = Self.rowHeight * totals.count + 8
         let longest = max(totals.max() ?? 0, 1)
         let barSpace = Double(Self.width - Self.labelWidth - 150)
@@ -76,7 +77,7 @@ public struct StatisticsFunnel: Sendable, Equatable {
         for (index, step) in family.steps.enumerated() {
             let top = 4 + index * Self.rowHeight
             let length = max(barSpace * Double(totals[index]) / Double(longest), totals[index] > 0 ? 1 : 0)
-            var label = "\(totals[index])"
+            var label = format.number(totals[index])
             if let share = share(ofStep: index) { label += " (\(shareText(share)))" }
             parts.append(#"<text x="\#(Self.labelWidth - 6)" y="\#(top + 19)" text-anchor="end" font-size="12" fill="currentColor">\#(StatisticsChart.escape(stepName(step)))</text>"#)
             parts.append(

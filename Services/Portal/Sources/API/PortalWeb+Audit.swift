@@ -21,7 +21,8 @@ extension PortalWeb {
             let a = language.accountTexts
             let rows = found.prefix(AuditFilter.pageSize).map { entry -> [String: Any] in
                 [
-                    "time": Date.iso8601(entry.occurredAt),
+                    "time": language.format.minute(epochSeconds: entry.occurredAt),
+                    "datetime": Date.iso8601(entry.occurredAt),
                     "actor": entry.actorSource == .local ? entry.actor : "\(entry.actor) (\(entry.actorSource.rawValue))",
                     "action": entry.action,
                     "actionLabel": Self.label(ofAction: entry.action, language),

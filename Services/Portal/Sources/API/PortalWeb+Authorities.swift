@@ -23,8 +23,8 @@ extension PortalWeb {
         let texts = language.administratorTexts
         let rows = authorities.map { authority -> [String: Any] in
             var limits: [String] = []
-            if let hour = authority.teleTANsPerHour { limits.append(PortalTexts.fill(texts.perHour, ["count": "\(hour)"])) }
-            if let day = authority.teleTANsPerDay { limits.append(PortalTexts.fill(texts.perDay, ["count": "\(day)"])) }
+            if let hour = authority.teleTANsPerHour { limits.append(PortalTexts.fill(texts.perHour, ["count": language.format.number(Int64(hour))])) }
+            if let day = authority.teleTANsPerDay { limits.append(PortalTexts.fill(texts.perDay, ["count": language.format.number(Int64(day))])) }
             var row: [String: Any] = [
                 "id": authority.id,
                 "name": authority.name,

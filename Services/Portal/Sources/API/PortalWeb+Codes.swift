@@ -73,6 +73,7 @@ extension PortalWeb {
     ) async throws -> Response {
         let language = language(request)
         let texts = language.codeStatusTexts
+        let format = language.format
         guard let bearer = try await bearer(for: current) else { return signInAgain(.ended) }
         let codes: [IssuedCodeRecord]
         switch await issuedCodes.list(authorityWide: authorityWide, bearer: bearer) {
@@ -89,8 +90,8 @@ extension PortalWeb {
                 var row: [String: Any] = [
                     "id": code.id,
                     "kind": texts.kinds[code.kind] ?? code.kind,
-                    "issued": Self.minute(code.issuedAt),
-                    "validUntil": Self.minute(code.validUntil),
+                    "issued": format.minute(epochSeconds: code.issuedAt),
+                    "validUntil": format.minute(epochSeconds: code.validUntil),
                     "officer": code.officer ?? "",
                 ]
                 switch code.status {
@@ -98,7 +99,7 @@ extension PortalWeb {
                     row["status"] = texts.unused
                     row["live"] = true
                 case .used:
-                    row["status"] = texts.usedAt.replacingOccurrences(of: "{hour}", with: code.usedHour.map(Self.minute) ?? "")
+                    row["status"] = texts.usedAt.replacingOccurrences(of: "{hour}", with: code.usedHour.map { format.minute(epochSeconds: $0) } ?? "")
                 case .expired:
                     row["status"] = texts.expired
                 }
@@ -113,10 +114,5 @@ extension PortalWeb {
             "codes", language: language, title: authorityWide ? texts.authorityTitle : texts.title, session: current,
             status: notice?.status ?? .ok, values: values
         )
-    }
-
-    /// `YYYY-MM-DD HH:MM` (UTC).
-    static func minute(_ epochSeconds: Int64) -> String {
-        String(Date.iso8601(epochSeconds).prefix(16)).replacingOccurrences(of: "T", with: " ")
     }
 }

@@ -16,7 +16,7 @@ extension PortalWeb {
             if maintenance.bySetting { values["bySetting"] = true }
             if maintenance.switchedOn { values["switchedOn"] = true }
             if let last = try await settings.value(PortalSettingsStore.maintenance) {
-                values["changed"] = PortalTexts.fill(texts.maintenanceChanged, ["name": last.changedBy, "time": Date.iso8601(last.changedAt)])
+                values["changed"] = PortalTexts.fill(texts.maintenanceChanged, ["name": last.changedBy, "time": language.format.minute(epochSeconds: last.changedAt)])
             }
             return pages.render("maintenance", language: language, title: texts.maintenanceTitle, session: current, values: values)
         }

@@ -44,12 +44,13 @@ extension PortalWeb {
         let days = try statisticsPeriod(request)
         let language = language(request)
         let texts = language.statisticsTexts
+        let format = language.format
         let (from, to) = statisticsRange(days: days)
         var values: [String: Any] = [
             "st": texts,
             "days": days,
-            "from": from.description,
-            "to": to.description,
+            "from": format.date(day: from.number),
+            "to": format.date(day: to.number),
             "periods": Self.statisticsPeriods.sorted().map { period -> [String: Any] in
                 ["days": period, "label": texts.lastDays.replacingOccurrences(of: "{days}", with: String(period)), "selected": period == days]
             },
@@ -59,11 +60,11 @@ extension PortalWeb {
             // today's counts so far.
             let today = to.adding(days: 1)
             let answers = try await statisticsCounts(scope, from: from.adding(days: -Int64(days)), through: today)
-            values["sources"] = answers.map { statisticsSource($0.keeping { $0.day <= to }, from: from, to: to, texts: texts) }
+            values["sources"] = answers.map { statisticsSource($0.keeping { $0.day <= to }, from: from, to: to, texts: texts, format: format) }
             let funnels = Self.funnels(answers.map { $0.keeping { $0.day >= from && $0.day <= to } })
             values["hasFunnels"] = !funnels.isEmpty
-            values["funnels"] = funnels.map { funnelSection($0, texts: texts) }
-            let rows = statisticsSoFarToday(answers.map { $0.keeping { $0.day == today } }, texts: texts)
+            values["funnels"] = funnels.map { funnelSection($0, texts: texts, format: format) }
+            let rows = statisticsSoFarToday(answers.map { $0.keeping { $0.day == today } }, texts: texts, format: format)
             values["today"] = ["rows": rows, "hasRows": !rows.isEmpty]
         } else {
             values["notConfigured"] = true
@@ -88,15 +89,15 @@ extension PortalWeb {
     }
 
     /// One family's funnel: the chart and, for readers of numbers, the same as a table.
-    private func funnelSection(_ funnel: StatisticsFunnel, texts: StatisticsTexts) -> [String: Any] {
+    private func funnelSection(_ funnel: StatisticsFunnel, texts: StatisticsTexts, format: LocaleFormat) -> [String: Any] {
         let name = { (step: StatisticsFunnel.Step) in texts.funnelSteps[step.figure] ?? step.figure }
         let share = { (percent: Int64) in texts.shareOfStepBefore.replacingOccurrences(of: "{share}", with: "\(percent) %") }
         return [
             "id": funnel.family.id,
             "name": funnel.family.name,
-            "svg": funnel.svg(title: "\(texts.funnelHeading): \(funnel.family.name)", stepName: name, shareText: { "\($0) %" }),
+            "svg": funnel.svg(title: "\(texts.funnelHeading): \(funnel.family.name)", stepName: name, shareText: { "\($0) %" }, format: format),
             "steps": funnel.family.steps.enumerated().map { index, step -> [String: Any] in
-                var row: [String: Any] = ["step": name(step), "count": funnel.totals[index]]
+                var row: [String: Any] = ["step": name(step), "count": format.number(funnel.totals[index])]
                 if let percent = funnel.share(ofStep: index) { row["share"] = share(percent) }
                 return row
             },
@@ -156,7 +157,7 @@ extension PortalWeb {
     /// Today's totals per service and figure: the services answer today's counts of what officers, labs and
     /// health-authority systems did, never of what apps did (`DailyFigure.isAppSide`). A service that cannot be read
     /// is left out here; its section below says so.
-    private func statisticsSoFarToday(_ answers: [StatisticsSources.Answer], texts: StatisticsTexts) -> [[String: Any]] {
+    private func statisticsSoFarToday(_ answers: [StatisticsSources.Answer], texts: StatisticsTexts, format: LocaleFormat) -> [[String: Any]] {
         answers.flatMap { answer -> [[String: Any]] in
             let totals = Dictionary(grouping: answer.counts ?? [], by: \.figure).mapValues { $0.reduce(0) { $0 + $1.count } }
             let names = totals.keys.sorted { (Self.figureOrder.firstIndex(of: $0) ?? Int.max, $0) < (Self.figureOrder.firstIndex(of: $1) ?? Int.max, $1) }
@@ -165,7 +166,7 @@ extension PortalWeb {
                     "id": "today-\(answer.service)-\(name)".replacingOccurrences(of: "_", with: "-"),
                     "service": texts.services[answer.service] ?? answer.service,
                     "title": texts.figure(name),
-                    "count": totals[name] ?? 0,
+                    "count": format.number(totals[name] ?? 0),
                 ]
             }
         }
@@ -173,7 +174,9 @@ extension PortalWeb {
 
     /// One service's section: a chart per figure with its daily totals beside those of the period before, and its
     /// parts' totals. `answer` holds the period before `from` too.
-    private func statisticsSource(_ answer: StatisticsSources.Answer, from: StatisticsDay, to: StatisticsDay, texts: StatisticsTexts) -> [String: Any] {
+    private func statisticsSource(
+        _ answer: StatisticsSources.Answer, from: StatisticsDay, to: StatisticsDay, texts: StatisticsTexts, format: LocaleFormat
+    ) -> [String: Any] {
         let serviceName = texts.services[answer.service] ?? answer.service
         var section: [String: Any] = ["service": answer.service, "name": serviceName]
         guard let counts = answer.counts else {
@@ -193,26 +196,26 @@ extension PortalWeb {
             }
             let bars = stride(from: from.number, through: to.number, by: 1).map { number in
                 let day = StatisticsDay(number: number)
-                return StatisticsChart.Bar(label: day.description, value: perDay[day] ?? 0, day: number)
+                return StatisticsChart.Bar(label: format.date(day: number), value: perDay[day] ?? 0, day: number)
             }
             let before = stride(from: from.number - days, to: from.number, by: 1).map { perDay[StatisticsDay(number: $0)] ?? 0 }
             let comparison = texts.previousPeriod
                 .replacingOccurrences(of: "{days}", with: String(days))
-                .replacingOccurrences(of: "{total}", with: String(before.reduce(0, +)))
+                .replacingOccurrences(of: "{total}", with: format.number(before.reduce(0, +)))
             let title = texts.figure(name)
             var figure: [String: Any] = [
                 "id": "\(answer.service)-\(name)".replacingOccurrences(of: "_", with: "-"),
                 "figure": name,
                 "title": title,
-                "svg": StatisticsChart(title: title, bars: bars, previous: .init(values: before, legend: comparison)).svg,
+                "svg": StatisticsChart(title: title, bars: bars, previous: .init(values: before, legend: comparison), format: format).svg,
                 "summary": texts.summary
-                    .replacingOccurrences(of: "{total}", with: String(bars.reduce(0) { $0 + $1.value }))
-                    .replacingOccurrences(of: "{max}", with: String(bars.map(\.value).max() ?? 0)) + "; " + comparison,
-                "daily": bars.map { ["day": $0.label, "count": $0.value] },
+                    .replacingOccurrences(of: "{total}", with: format.number(bars.reduce(0) { $0 + $1.value }))
+                    .replacingOccurrences(of: "{max}", with: format.number(bars.map(\.value).max() ?? 0)) + "; " + comparison,
+                "daily": bars.map { ["day": $0.label, "count": format.number($0.value)] },
             ]
             if !perPart.isEmpty {
                 figure["hasParts"] = true
-                figure["parts"] = perPart.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ["part": $0.key, "count": $0.value] }
+                figure["parts"] = perPart.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ["part": $0.key, "count": format.number($0.value)] }
             }
             return figure
         }
