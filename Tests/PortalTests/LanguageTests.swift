@@ -39,6 +39,7 @@ import Testing
             (Self.texts(of: Language.en.statisticsTexts), Self.texts(of: language.statisticsTexts)),
             (Self.texts(of: Language.en.administratorTexts), Self.texts(of: language.administratorTexts)),
             (Self.texts(of: Language.en.codeStatusTexts), Self.texts(of: language.codeStatusTexts)),
+            (Self.texts(of: Language.en.issuerKeyTexts), Self.texts(of: language.issuerKeyTexts)),
         ] {
             #expect(english.count > 20)
             #expect(Set(translated.keys) == Set(english.keys), "\(language)")

@@ -20,6 +20,8 @@ struct PortalHarness {
     let app: TestHTTPClient
     /// Verification's internal listener, where the submission service's adapters redeem one-time codes.
     let `internal`: TestHTTPClient
+    /// Verification's issuer listener, where health-authority systems issue codes with their issuer keys.
+    let issuer: TestHTTPClient
     let clock: ManualClock
     let database: Database
     /// Verification's, where its register of health authorities is.
@@ -66,6 +68,7 @@ struct PortalHarness {
                     management: stack.management(.portal),
                     app: stack.client(.verification, VerificationService.appListener),
                     internal: stack.client(.verification, VerificationService.internalListener),
+                    issuer: stack.client(.verification, VerificationService.issuerListener),
                     clock: clock,
                     database: database,
                     verificationDatabase: verificationDatabase,

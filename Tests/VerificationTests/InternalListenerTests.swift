@@ -72,6 +72,9 @@ import Testing
                 ("/version/v1/authorities", "POST", "/version/v1/authorities", authority.merging(["id": "ha-new"]) { $1 }),
                 ("/version/v1/authorities/{authorityId}", "GET", "/version/v1/authorities/default", [:]),
                 ("/version/v1/authorities/{authorityId}", "PUT", "/version/v1/authorities/default", authority),
+                ("/version/v1/issuers", "GET", "/version/v1/issuers", [:]),
+                ("/version/v1/issuers", "POST", "/version/v1/issuers", ["name": "forbidden-key", "kind": "PROTEGO"]),
+                ("/version/v1/issuers/{issuerName}", "DELETE", "/version/v1/issuers/gis-pl", [:]),
             ]
             #expect(Set(requests.map { $0.route }) == CallerPermissions.verification.paths)
             let bare = TestHTTPClient(port: h.internal.port)
@@ -80,7 +83,10 @@ import Testing
                 for (route, method, path, body) in requests where !CallerPermissions.verification.allows(name, path: route) {
                     let headers = [(ServiceTokens.header, callerToken), ("Authorization", "Bearer \(sysadmin)"), ("Content-Type", "application/json")]
                     let bytes = method == "GET" ? nil : Array(try JSONSerialization.data(withJSONObject: body))
-                    let answer = try await bare.request(method == "GET" ? .GET : method == "PUT" ? .PUT : .POST, path, headers: headers, body: bytes)
+                    let answer = try await bare.request(
+                        method == "GET" ? .GET : method == "PUT" ? .PUT : method == "DELETE" ? .DELETE : .POST, path, headers: headers,
+                        body: method == "DELETE" ? nil : bytes
+                    )
                     if name == "statistics reader" {
                         // Not a service of INTERNAL_API_TOKENS at all.
                         answer.expectError(401, "unknown_caller")
@@ -103,9 +109,12 @@ import Testing
             Covers.status(403, of: "POST /version/v1/authorities", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "GET /version/v1/authorities/{authorityId}", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "PUT /version/v1/authorities/{authorityId}", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "GET /version/v1/issuers", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/issuers", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "DELETE /version/v1/issuers/{issuerName}", among: forbidden, error: "forbidden_caller")
             // The portal, verification and the tests' token were refused on every submission route, submission and
             // the others on the portal's: nothing was issued, reserved, spent or changed.
-            #expect(forbidden.count == 42)
+            #expect(forbidden.count == 51)
             #expect(try await h.authorities(["list", "--json"]).contains(#""name":"Default health authority""#))
             #expect(try await h.rows("authorities") == 1)
             #expect(try await h.rows("teletans") == 0)

@@ -31,7 +31,7 @@ import Testing
             let proteGO = try await h.issuers(["add", "--name", "gis-pl", "--kind", "PROTEGO"])
             #expect(proteGO.contains("PROTEGO codes for region PL") && proteGO.contains("api-token: iss_"))
             let table = try await h.issuers(["list"])
-            #expect(table.hasPrefix("ISSUER\tKIND\tREGION\tAUTHORITY\tTOKEN\tCREATED\n"))
+            #expect(table.hasPrefix("ISSUER\tKIND\tREGION\tAUTHORITY\tTOKEN\tCREATED\tEXPIRES\tLAST USED\n"))
             #expect(table.contains("gis-pl\tprotego\tPL\tdefault\t") && table.contains("ontario-ha\tcovidshield\tON\tdefault\t\(IssuerToken.hash(token).prefix(12))…"))
             #expect(!table.contains(token))
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try await h.issuers(["list", "--json"]).utf8)) as? [String: [[String: Any]]])
@@ -39,6 +39,9 @@ import Testing
             #expect(json["issuers"]?.last?["kind"] as? String == "covidshield")
             #expect(json["issuers"]?.last?["authority"] as? String == "default")
             #expect(json["issuers"]?.last?["createdAt"] as? String == Date.iso8601(h.clock.now().epochSeconds))
+            // Made here, it names no creator; no expiry, never used.
+            #expect(json["issuers"]?.last?["createdBy"] is NSNull && json["issuers"]?.last?["expiresAt"] is NSNull)
+            #expect(json["issuers"]?.last?["lastUsed"] is NSNull && table.contains("\tnever\tnever"))
 
             for wrong in [
                 ["add", "--name", "ontario-ha", "--kind", "covidshield"],  // taken

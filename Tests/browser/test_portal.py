@@ -124,6 +124,8 @@ class Services:
             "TELETAN_HASH_KEYS": "browser:" + base64.b64encode(os.urandom(32)).decode(),
             # Registering a teleTAN never asks test-result.
             "TESTRESULT_URL": "http://127.0.0.1:1",
+            # CovidShield's codes, for the issuer key a supervisor creates.
+            "COVIDSHIELD_ENABLED": "true",
         }
 
     def portal(self, *arguments, stdin=None):
@@ -331,6 +333,20 @@ def test_officer_administration_with_the_keyboard():
                 assert re.match(r"^[A-Za-z0-9]{20}$", temporary), temporary
                 accessibility.audit(browser, "temporary password page")
                 print("supervisor added an officer; temporary password shown once")
+
+                # An issuer key for one of the authority's systems, with the keyboard: its token is shown once.
+                keys.activate("nav-issuers")
+                wait.until(EC.presence_of_element_located((By.ID, "add-issuer-key")))
+                accessibility.audit(browser, "issuer keys page")
+                keys.type_into("new-issuer-name", "lab-system")
+                keys.activate("create-issuer-key")
+                token = wait.until(EC.visibility_of_element_located((By.ID, "issuer-token"))).text.strip()
+                assert re.match(r"^iss_[A-Za-z0-9_-]{43}$", token), token
+                accessibility.audit(browser, "issuer key token page")
+                keys.activate("back-to-issuer-keys")
+                wait.until(EC.presence_of_element_located((By.ID, "issuer-lab-system")))
+                assert token not in browser.page_source
+                print("supervisor created an issuer key; its token shown once")
 
                 # The audit page has the step, with the supervisor's name and no password.
                 keys.activate("nav-audit")

@@ -38,6 +38,7 @@ extension AccountTexts {
             "officers": "The Officers page, where officers are added, disabled and given roles and new passwords,",
             "audit": "The Audit page, the record of every teleTAN and code issued and of every change to an account,",
             "statistics": "The Statistics page, with the services' daily counts,",
+            "issuers": "The Issuer keys page, where the keys of your health authority's code-issuing systems are created and revoked,",
         ],
         refusedDisableSelf: "You cannot disable your own account. Another supervisor can.",
         refusedOwnSupervisorRole: "You cannot remove your own supervisor role: you would lock yourself out. Another supervisor can.",

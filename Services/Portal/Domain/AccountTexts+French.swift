@@ -38,6 +38,7 @@ extension AccountTexts {
             "officers": "La page « Agents », où l'on ajoute et désactive des agents et où on leur attribue des rôles et de nouveaux mots de passe,",
             "audit": "La page « Journal d'audit », qui consigne chaque teleTAN et chaque code émis ainsi que chaque modification apportée à un compte,",
             "statistics": "La page « Statistiques », qui présente les chiffres quotidiens des services,",
+            "issuers": "La page « Clés d'émission », où l'on crée et révoque les clés des systèmes de votre autorité qui émettent des codes,",
         ],
         refusedDisableSelf: "Vous ne pouvez pas désactiver votre propre compte. Un autre superviseur peut le faire.",
         refusedOwnSupervisorRole: "Vous ne pouvez pas retirer votre propre rôle de superviseur : vous perdriez vous-même l'accès à ces fonctions. Un autre superviseur peut le faire.",

@@ -38,6 +38,7 @@ extension AccountTexts {
             "officers": "Strona „Pracownicy”, na której dodaje się i dezaktywuje pracowników oraz nadaje im role i nowe hasła,",
             "audit": "Strona „Dziennik zdarzeń”, zawierająca rejestr wszystkich wydanych kodów teleTAN i innych kodów oraz wszystkich zmian kont,",
             "statistics": "Strona „Statystyki”, zawierająca dzienne dane liczbowe usług,",
+            "issuers": "Strona „Klucze wydawania”, na której tworzy się i unieważnia klucze systemów urzędu wydających kody,",
         ],
         refusedDisableSelf: "Nie można dezaktywować własnego konta. Może to zrobić inny kierownik.",
         refusedOwnSupervisorRole: "Nie można odebrać sobie roli kierownika – oznaczałoby to utratę dostępu do tych funkcji. Może to zrobić inny kierownik.",

@@ -20,6 +20,10 @@ public enum OfficerAction: String, Sendable, CaseIterable {
     /// A system administrator switched maintenance on or off (no target; the national view shows it).
     case maintenanceStarted = "maintenance_started"
     case maintenanceEnded = "maintenance_ended"
+    /// A supervisor created an issuer key of their authority (target: its name; detail: `KIND REGION`).
+    case issuerKeyCreated = "issuer_key_created"
+    /// A supervisor revoked an issuer key (target: its name).
+    case issuerKeyRevoked = "issuer_key_revoked"
 
     /// The audit page's name for the teleTAN and one-time code requests of `portal_audit_log`, which it shows beside
     /// the administration's rows.

@@ -83,6 +83,10 @@ public enum PortalService {
                 baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
                 serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
             ),
+            issuerKeys: IssuerKeyRegister(
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
+                serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+            ),
             maintenance: maintenance,
             settings: PortalSettingsStore(database: database),
             authorityCache: AuthorityCache(register: AuthorityRegister(

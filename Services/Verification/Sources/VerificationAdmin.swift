@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import VerificationDomain
 
@@ -77,9 +78,10 @@ public enum VerificationAdmin {
             guard !rows.isEmpty else { return "No issuers." }
             let lines = rows.map { row in
                 let issuer = IssuerList.Issuer(row)
-                return "\(issuer.name)\t\(issuer.kind)\t\(issuer.region)\t\(issuer.authority)\t\(issuer.fingerprint)…\t\(issuer.createdAt)"
+                return "\(issuer.name)\t\(issuer.kind)\t\(issuer.region)\t\(issuer.authority)\t\(issuer.fingerprint)…\t\(issuer.createdAt)\t"
+                    + "\(row.expiresAt.map(Date.iso8601) ?? "never")\t\(row.lastUsedDay.map { StatisticsDay(number: $0).description } ?? "never")"
             }
-            return (["ISSUER\tKIND\tREGION\tAUTHORITY\tTOKEN\tCREATED"] + lines).joined(separator: "\n")
+            return (["ISSUER\tKIND\tREGION\tAUTHORITY\tTOKEN\tCREATED\tEXPIRES\tLAST USED"] + lines).joined(separator: "\n")
         }
     }
 

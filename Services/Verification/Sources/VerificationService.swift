@@ -64,6 +64,7 @@ public enum VerificationService {
             families: configuration.families,
             codeGuesses: OneTimeCodeGuesses(limits: configuration.codeGuesses, clock: environment.clock, random: environment.random),
             issuedCodes: IssuedCodeStore(database: database),
+            issuerKeys: IssuerStore(database: database),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
             statistics: statistics.counter,

@@ -80,11 +80,13 @@ enum SupervisorPage: String, Equatable {
     case statistics
     case authorities
     case maintenance
+    case issuers
 
     /// A supervisor sees their own authority's rows here.
     var isForSupervisors: Bool { self != .authorities && self != .maintenance }
 
-    /// A system administrator sees every authority's rows here (officers are administered by their authority's
-    /// supervisors; a system administrator appoints an authority's first supervisor on the authorities page).
-    var isForSystemAdministrators: Bool { self != .officers }
+    /// A system administrator sees every authority's rows here (officers and issuer keys are administered by their
+    /// authority's supervisors; a system administrator appoints an authority's first supervisor on the authorities
+    /// page).
+    var isForSystemAdministrators: Bool { self != .officers && self != .issuers }
 }

@@ -67,6 +67,7 @@ struct PageRenderer: Sendable {
                     context["navMaintenance"] = language.administratorTexts.maintenanceNavigation
                 } else if session.officer.isSupervisor {
                     context["supervisor"] = true
+                    context["navIssuers"] = language.issuerKeyTexts.navigation
                 }
                 if PortalWeb.mayCheckCodes(session.officer) { context["navCodes"] = language.codeStatusTexts.navigation }
                 context["navStatistics"] = language.statisticsTexts.navigation

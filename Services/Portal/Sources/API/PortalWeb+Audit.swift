@@ -101,6 +101,8 @@ extension PortalWeb {
         case .authorityEnabled: language.administratorTexts.actionAuthorityEnabled
         case .maintenanceStarted: language.administratorTexts.actionMaintenanceStarted
         case .maintenanceEnded: language.administratorTexts.actionMaintenanceEnded
+        case .issuerKeyCreated: language.issuerKeyTexts.actionCreated
+        case .issuerKeyRevoked: language.issuerKeyTexts.actionRevoked
         case nil: action == OfficerAction.issuance ? a.actionIssue : action
         }
     }

@@ -49,7 +49,7 @@ extension PortalWeb {
 
     /// The families the officer's health authority may issue as verification last said; nil when it could not say.
     /// The start page never fails for it: a token that cannot be had now (a provider down) only shows every form.
-    private func issuableFamilies(of current: PortalSession) async -> Set<String>? {
+    func issuableFamilies(of current: PortalSession) async -> Set<String>? {
         guard let id = current.officer.authority else { return nil }
         return await authorityCache.families(of: id) { try? await bearer(for: current) }
     }

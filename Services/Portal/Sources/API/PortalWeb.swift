@@ -8,8 +8,9 @@ import PortalDomain
 /// The portal's pages and forms, with everything they need. Route groups live in extensions:
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
 /// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
-/// (administration by supervisors), `+Authorities` (health authorities, for system administrators), `+Maintenance` (their switch), `+Audit` (the
-/// audit page), `+Statistics` (supervisors' charts and downloads), `+Static`.
+/// (administration by supervisors), `+Authorities` (health authorities, for system administrators), `+Maintenance`
+/// (their switch), `+IssuerKeys` (supervisors' keys for their systems), `+Codes` (code status), `+Audit` (the audit
+/// page), `+Statistics` (supervisors' charts and downloads), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
     let pages: PageRenderer
@@ -34,6 +35,8 @@ struct PortalWeb: Sendable {
     let register: AuthorityRegister
     /// The codes officers issued, for their status (`+Codes`).
     let issuedCodes: IssuedCodeBook
+    /// The authorities' issuer keys at verification, for supervisors (`+IssuerKeys`).
+    let issuerKeys: IssuerKeyRegister
     /// Whether the portal is in maintenance (the setting, or a system administrator's switch in `settings`).
     let maintenance: MaintenanceState
     let settings: PortalSettingsStore
@@ -83,6 +86,9 @@ struct PortalWeb: Sendable {
         router.post("/maintenance") { request, _ in try await self.switchMaintenance(request) }
         router.get("/audit") { request, _ in try await self.auditPage(request) }
         router.get("/audit.csv") { request, _ in try await self.auditDownload(request) }
+        router.get("/issuers") { request, _ in try await self.issuerKeysPage(request) }
+        router.post("/issuers") { request, _ in try await self.createIssuerKey(request) }
+        router.post("/issuers/revoke") { request, _ in try await self.revokeIssuerKey(request) }
         router.get("/codes") { request, _ in try await self.codesPage(request) }
         router.post("/codes/expire") { request, _ in try await self.expireCode(request) }
         router.get("/language") { request, _ in try self.chooseLanguage(request) }

@@ -201,14 +201,18 @@ struct IssuerAPI: Sendable {
 
     // MARK: Issuance
 
-    /// The issuer whose token `token` is, when it may issue codes of `kind` now: an issuer of that kind whose health
-    /// authority is enabled and may issue its family for its region. Nil for any other token, known or not, so that
-    /// each is answered as an unknown one: a disabled authority's systems learn nothing a stranger would not.
+    /// The issuer whose token `token` is, when it may issue codes of `kind` now: an issuer of that kind, not expired,
+    /// whose health authority is enabled and may issue its family for its region. Nil for any other token, known or
+    /// not, so that each is answered as an unknown one: a disabled authority's or an expired key's systems learn
+    /// nothing a stranger would not. The day of a key's use is noted for its supervisors (once a day).
     func issuer(token: String, kind: OneTimeCodeKind) async throws -> CodeIssuer? {
-        guard IssuerToken.isWellFormed(token), let issuer = try await issuers.issuer(tokenHash: IssuerToken.hash(token)), issuer.kind == kind,
+        let now = clock.now()
+        guard IssuerToken.isWellFormed(token), let issuer = try await issuers.issuer(tokenHash: IssuerToken.hash(token), now: now),
+              issuer.kind == kind,
               let authority = try await authorities.authority(id: issuer.authority),
               authority.issues(AppFamily(kind)), authority.serves(region: issuer.region)
         else { return nil }
+        try await issuers.markUsed(name: issuer.name, day: StatisticsDay(of: now).number)
         return issuer
     }
 

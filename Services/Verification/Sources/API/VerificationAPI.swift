@@ -34,6 +34,8 @@ struct VerificationAPI: APIProtocol {
     let codeGuesses: OneTimeCodeGuesses
     /// The codes officers issued, for their status (`VerificationAPI+IssuedCodes`).
     let issuedCodes: IssuedCodeStore
+    /// Health-authority systems' bearer tokens, which supervisors administer (`VerificationAPI+IssuerKeys`).
+    let issuerKeys: IssuerStore
     let latency: LatencyMatcher
     /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
     let tally: HourlyTally

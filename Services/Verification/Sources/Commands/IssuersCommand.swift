@@ -1,5 +1,6 @@
 import ArgumentParser
 import ExposureCore
+import ExposureStatistics
 import Foundation
 import Logging
 import VerificationDomain
@@ -55,7 +56,7 @@ struct IssuersCommand: SubcommandGroup {
 
     struct List: IssuersAction {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List the issuers: name, kind, region, health authority, token fingerprint, created."
+            commandName: "list", abstract: "List the issuers: name, kind, region, health authority, token fingerprint, created, expires, last used."
         )
         @OptionGroup var output: ListOutputOptions
         @OptionGroup var settings: SettingsOptions
@@ -78,8 +79,8 @@ struct IssuersCommand: SubcommandGroup {
     }
 }
 
-/// `issuers list --json`: `{"issuers": [{"name", "kind", "region", "authority", "fingerprint", "createdAt"}]}`, the rows of
-/// the table.
+/// `issuers list --json`: `{"issuers": [{"name", "kind", "region", "authority", "fingerprint", "createdAt", "createdBy",
+/// "expiresAt", "lastUsed"}]}`, the rows of the table.
 struct IssuerList: Encodable {
     struct Issuer: Encodable {
         let name: String
@@ -91,6 +92,12 @@ struct IssuerList: Encodable {
         /// The first characters of the stored hash of its token (the table adds `…`).
         let fingerprint: String
         let createdAt: String
+        /// The officer who created it in the portal; null for one added here.
+        let createdBy: JSONNullable<String>
+        /// When its token stops working; null for never.
+        let expiresAt: JSONNullable<String>
+        /// The last day (UTC) its token was used; null for never.
+        let lastUsed: JSONNullable<String>
 
         init(_ summary: IssuerSummary) {
             name = summary.issuer.name
@@ -99,6 +106,9 @@ struct IssuerList: Encodable {
             authority = summary.issuer.authority
             fingerprint = summary.fingerprint
             createdAt = Date.iso8601(summary.createdAt)
+            createdBy = JSONNullable(summary.createdBy)
+            expiresAt = JSONNullable(summary.expiresAt.map(Date.iso8601))
+            lastUsed = JSONNullable(summary.lastUsedDay.map { StatisticsDay(number: $0).description })
         }
     }
 

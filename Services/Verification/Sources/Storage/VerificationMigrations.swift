@@ -173,9 +173,9 @@ enum VerificationMigrations {
             ]
         },
         // Code status (`IssuedCodeStore`): each teleTAN and one-time code gets a random public id, the officer who
-        // asked (the token's `sub` and `iss`; NULL for a health-authority system's code) and the authority, so that an officer
-        // can see whether the codes they read out were used, and expire one. Codes of before have none and are not
-        // listed; they die as they always did.
+        // asked (the token's `sub` and `iss`; NULL for a health-authority system's code) and the authority, so that
+        // an officer can see whether the codes they read out were used, and expire one. Codes of before have none and
+        // are not listed; they die as they always did.
         Migration(version: 12, name: "code status: who issued each code, under a public id", sql: [
             "ALTER TABLE teletans ADD COLUMN public_id TEXT",
             "ALTER TABLE teletans ADD COLUMN issued_by TEXT",
@@ -189,6 +189,14 @@ enum VerificationMigrations {
             "ALTER TABLE one_time_codes ADD COLUMN authority TEXT",
             "CREATE UNIQUE INDEX one_time_codes_public_id ON one_time_codes (public_id)",
             "CREATE INDEX one_time_codes_authority_issued_at ON one_time_codes (authority, issued_at)",
+        ]),
+        // Issuer keys in the portal (`IssuerStore`): a supervisor creates their authority's keys with an optional
+        // expiry and sees the day each was last used; `created_by` names who made one (NULL: the command line).
+        Migration(version: 13, name: "issuer keys: expiry, last use, creator", sql: [
+            "ALTER TABLE code_issuers ADD COLUMN expires_at BIGINT",
+            "ALTER TABLE code_issuers ADD COLUMN last_used_day BIGINT",
+            "ALTER TABLE code_issuers ADD COLUMN created_by TEXT",
+            "CREATE INDEX code_issuers_authority ON code_issuers (authority, name)",
         ]),
     ]
 
