@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import ExposureTestSupport
 import Foundation
 import Testing
@@ -60,6 +61,35 @@ import Testing
             #expect(try await h.issuers(["remove", "--name", "ontario-ha"]) == "No issuer ontario-ha.")
             #expect(try await h.newKeyClaim(token: token).status == 401)
             #expect(try await h.issuers(["list", "--json"]).contains("gis-pl"))
+        }
+    }
+
+    /// `issuers add --last-day` gives a token that works through the end of that day (UTC) and is an unknown token from
+    /// the next day on; a day that has passed, or one that is not a day, is refused before anything is stored.
+    @Test(arguments: TestDatabase.all)
+    func theCommandsLastDayEndsTheTokenAfterThatDay(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            let today = StatisticsDay(of: h.clock.now())
+            let lastDay = StatisticsDay(number: today.number + 1)
+            let added = try await h.issuers(["add", "--name", "ontario-ha", "--kind", "covidshield", "--last-day", lastDay.description])
+            #expect(added.contains("works until the end of \(lastDay) (UTC)"))
+            let token = try #require(added.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("iss_") }.map(String.init))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(try await h.issuers(["list", "--json"]).utf8)) as? [String: [[String: Any]]])
+            #expect(json["issuers"]?.first?["expiresAt"] as? String == Date.iso8601((lastDay.number + 1) * 86400))
+
+            h.clock.set(Date(timeIntervalSince1970: TimeInterval((lastDay.number + 1) * 86400 - 1)))
+            #expect(try await h.newKeyClaim(token: token).status == 200)
+            h.clock.advance(by: 1)
+            #expect(try await h.newKeyClaim(token: token).status == 401)
+
+            for wrong in [
+                ["add", "--name", "x", "--kind", "protego", "--last-day", today.description],  // ended with the clock above
+                ["add", "--name", "x", "--kind", "protego", "--last-day", "tomorrow"],
+                ["add", "--name", "x", "--kind", "protego", "--last-day", "2026-13-01"],
+            ] {
+                await #expect(throws: UsageError.self, "\(wrong)") { try await h.issuers(wrong) }
+            }
+            #expect(try await h.issuers(["list"]).split(separator: "\n").count == 2)
         }
     }
 

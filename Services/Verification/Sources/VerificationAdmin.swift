@@ -44,8 +44,8 @@ public enum VerificationAdmin {
     }
 
     static func add(
-        name: String, kind kindName: String, region: String?, authority: String, store: IssuerStore, configuration: VerificationConfiguration,
-        environment: ServiceEnvironment
+        name: String, kind kindName: String, region: String?, authority: String, lastDay: StatisticsDay? = nil, store: IssuerStore,
+        configuration: VerificationConfiguration, environment: ServiceEnvironment
     ) async throws -> String {
         guard CodeIssuer.isValidName(name) else { throw UsageError("an issuer's name has 1 to 64 letters, digits, '-', '_' or '.'") }
         guard let kind = OneTimeCodeKind(rawValue: kindName.uppercased()) else {
@@ -56,9 +56,12 @@ public enum VerificationAdmin {
         guard try await AuthorityStore(database: store.database).authority(id: authority) != nil else {
             throw UsageError("there is no health authority \(authority); see `verification-service authorities list`")
         }
-        let token = IssuerToken.generate(using: environment.random)
+        let now = environment.clock.now()
+        // The last day is worked through to its end (UTC), as the portal's issuer keys page takes it.
+        let expiresAt = lastDay.map { Date(timeIntervalSince1970: TimeInterval(($0.number + 1) * 86400)) }
+        if let expiresAt, expiresAt <= now { throw UsageError("--last-day has passed; give today or a later day") }
         let issuer = CodeIssuer(name: name, kind: kind, region: region, authority: authority)
-        guard try await store.add(issuer, tokenHash: IssuerToken.hash(token), now: environment.clock.now()) else {
+        guard let (_, token) = try await store.create(issuer, random: environment.random, now: now, expiresAt: expiresAt) else {
             throw UsageError("an issuer named \(name) exists; remove it first to give it a new token")
         }
         let port = configuration.issuerListener.port
@@ -66,9 +69,10 @@ public enum VerificationAdmin {
         case .covidShield: "POST http://<verification>:\(port)/new-key-claim with the header\n  Authorization: Bearer \(token)"
         case .proteGO: "POST http://<verification>:\(port)/generateCode and /generateCodesBatch with the header\n  api-token: \(token)"
         }
+        let until = lastDay.map { " Its token works until the end of \($0) (UTC)." } ?? ""
         return """
             Issuer \(name) can now issue \(kind.rawValue) codes for region \(region) of health authority \(authority): \(usage)
-            This token is shown only once; store it in the issuing system's secret store.
+            This token is shown only once; store it in the issuing system's secret store.\(until)
             """
     }
 
@@ -88,8 +92,7 @@ public enum VerificationAdmin {
     /// Adds an issuer and answers its token (tests, and set-ups that script it).
     public static func addIssuer(_ issuer: CodeIssuer, configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {
         try await withStore(configuration, environment: environment) { store in
-            let token = IssuerToken.generate(using: environment.random)
-            guard try await store.add(issuer, tokenHash: IssuerToken.hash(token), now: environment.clock.now()) else {
+            guard let (_, token) = try await store.create(issuer, random: environment.random, now: environment.clock.now()) else {
                 throw UsageError("an issuer named \(issuer.name) exists")
             }
             return token

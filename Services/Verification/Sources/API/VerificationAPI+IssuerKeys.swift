@@ -45,20 +45,15 @@ extension VerificationAPI {
             count("issuer_key_create", "invalid")
             throw APIError.badRequest("expiresAt must be in the future.", code: "invalid_issuer")
         }
-        let token = IssuerToken.generate(using: random)
         let issuer = CodeIssuer(name: body.name, kind: kind, region: region, authority: authority.id)
         let expiresAt = body.expiresAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }
-        guard try await issuerKeys.add(issuer, tokenHash: IssuerToken.hash(token), now: now, expiresAt: expiresAt, createdBy: officer.subject) else {
+        guard let created = try await issuerKeys.create(issuer, random: random, now: now, expiresAt: expiresAt, createdBy: officer.subject) else {
             count("issuer_key_create", "exists")
             throw APIError(.conflict, code: "issuer_exists", message: "An issuer key named \(body.name) exists.")
         }
         count("issuer_key_create", "created")
         logger.notice("issuer key created", metadata: ["issuer": "\(issuer.name)", "authority": "\(authority.id)", "officer": "\(officer.subject)"])
-        let created = IssuerSummary(
-            issuer: issuer, createdAt: now.epochSeconds, fingerprint: String(IssuerToken.hash(token).prefix(12)),
-            expiresAt: body.expiresAt, lastUsedDay: nil, createdBy: officer.subject
-        )
-        return .created(.init(body: .json(.init(issuer: Self.schema(created), token: token))))
+        return .created(.init(body: .json(.init(issuer: Self.schema(created.summary), token: created.token))))
     }
 
     func revokeIssuerKey(_ input: Operations.revokeIssuerKey.Input) async throws -> Operations.revokeIssuerKey.Output {

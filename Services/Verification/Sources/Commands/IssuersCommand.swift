@@ -37,6 +37,7 @@ struct IssuersCommand: SubcommandGroup {
         @Option(help: "covidshield or protego.") var kind: String
         @Option(help: "The region its codes are for (default: COVIDSHIELD_REGION or PROTEGO_REGION).") var region: String?
         @Option(help: "The health authority it issues for (see `authorities list`).") var authority: String = Authority.defaultID
+        @Option(help: "The last day (YYYY-MM-DD, UTC) its token works; without it, until it is removed.") var lastDay: String?
         @OptionGroup var settings: SettingsOptions
 
         /// Wrong words are refused before the database is opened.
@@ -45,11 +46,13 @@ struct IssuersCommand: SubcommandGroup {
             guard OneTimeCodeKind(rawValue: kind.uppercased()) != nil else { throw ValidationError("--kind is covidshield or protego, got '\(kind)'") }
             if let region, !OneTimeCodeRegions.isValid(region) { throw ValidationError("--region has 1 to 16 letters, digits, '_' or '-'") }
             guard AuthorityID.isWellFormed(authority) else { throw ValidationError("--authority is an authority's id (a-z, 0-9 and '-'), got '\(authority)'") }
+            if let lastDay, StatisticsDay(lastDay) == nil { throw ValidationError("--last-day is a day as YYYY-MM-DD, got '\(lastDay)'") }
         }
 
         func output(store: IssuerStore, configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {
             try await VerificationAdmin.add(
-                name: name, kind: kind, region: region, authority: authority, store: store, configuration: configuration, environment: environment
+                name: name, kind: kind, region: region, authority: authority, lastDay: lastDay.flatMap(StatisticsDay.init), store: store,
+                configuration: configuration, environment: environment
             )
         }
     }

@@ -3,21 +3,6 @@ import Foundation
 import SQLKit
 import VerificationDomain
 
-/// An issuer as `issuers list` and the portal's issuer keys page show it.
-public struct IssuerSummary: Sendable, Equatable {
-    public let issuer: CodeIssuer
-    public let createdAt: Int64
-    /// The first characters of the token's hash, to tell tokens apart without revealing anything.
-    public let fingerprint: String
-    /// When its token stops working (epoch seconds); nil: until it is removed.
-    public let expiresAt: Int64?
-    /// The last day (days since 1970-01-01, UTC) its token was used; nil: never. A day, not a time: enough to tell a
-    /// key in use from a forgotten one, and no record of when a health authority's system calls.
-    public let lastUsedDay: Int64?
-    /// The officer who created it in the portal; nil for one added on the command line.
-    public let createdBy: String?
-}
-
 /// Queries on `code_issuers`: the health-authority systems that issue one-time codes, each bound to a kind, a region
 /// and its health authority, with the SHA-256 of its bearer token (`IssuerToken`).
 public struct IssuerStore: Sendable {
@@ -27,10 +12,12 @@ public struct IssuerStore: Sendable {
         self.database = database
     }
 
-    /// Adds an issuer whose token stops working at `expiresAt` (never, without one); false when one of that name
-    /// exists. `createdBy` names the officer who made it in the portal.
-    public func add(_ issuer: CodeIssuer, tokenHash: String, now: Date, expiresAt: Date? = nil, createdBy: String? = nil) async throws -> Bool {
-        try await database.withConnection { connection in
+    /// Adds an issuer whose token stops working at `expiresAt` (never, without one) and answers it as listed; nil
+    /// when one of that name exists. `createdBy` names the officer who made it in the portal.
+    public func add(
+        _ issuer: CodeIssuer, tokenHash: String, now: Date, expiresAt: Date? = nil, createdBy: String? = nil
+    ) async throws -> IssuerSummary? {
+        let added = try await database.withConnection { connection in
             try await !connection.raw("""
                 INSERT INTO code_issuers (name, token_hash, kind, region, authority, created_at, expires_at, created_by)
                 VALUES (\(bind: issuer.name), \(bind: tokenHash), \(bind: issuer.kind.rawValue), \(bind: issuer.region), \(bind: issuer.authority),
@@ -38,6 +25,10 @@ public struct IssuerStore: Sendable {
                 ON CONFLICT (name) DO NOTHING RETURNING name
                 """).all().isEmpty
         }
+        guard added else { return nil }
+        return IssuerSummary(
+            issuer: issuer, createdAt: now.epochSeconds, tokenHash: tokenHash, expiresAt: expiresAt?.epochSeconds, lastUsedDay: nil, createdBy: createdBy
+        )
     }
 
     /// The issuer whose token hashes to `tokenHash` and has not expired at `now`, or nil.
@@ -74,7 +65,7 @@ public struct IssuerStore: Sendable {
                 guard let issuer = try Self.issuer(row) else { return nil }
                 return IssuerSummary(
                     issuer: issuer, createdAt: try row.decode(column: "created_at", as: Int64.self),
-                    fingerprint: String(try row.decode(column: "token_hash", as: String.self).prefix(12)),
+                    tokenHash: try row.decode(column: "token_hash", as: String.self),
                     expiresAt: try row.decode(column: "expires_at", as: Int64?.self),
                     lastUsedDay: try row.decode(column: "last_used_day", as: Int64?.self),
                     createdBy: try row.decode(column: "created_by", as: String?.self)
