@@ -15,6 +15,7 @@ public enum StackDevelopmentKeys {
     static let protegoSigningKey = "protego-signing-key.pem"
     static let covidShieldKeyEncryptionKey = "covidshield-key-encryption-key"
     static let covidShieldRetrieveHMACKey = "covidshield-retrieve-hmac-key"
+    static let signingKeyEncryptionKey = "signing-key-encryption-key"
 
     /// The settings that name `member`'s development keys in `directory` (the files `create` makes).
     public static func variables(for member: StackMember, in directory: String) -> [String: String] {
@@ -29,7 +30,9 @@ public enum StackDevelopmentKeys {
                 "COVIDSHIELD_KEY_ENCRYPTION_KEY_FILE": path(covidShieldKeyEncryptionKey),
                 "COVIDSHIELD_RETRIEVE_HMAC_KEY_FILE": path(covidShieldRetrieveHMACKey),
             ]
-        case .testResult, .verification:
+        case .verification:
+            return ["SIGNING_KEY_ENCRYPTION_KEY_FILE": path(signingKeyEncryptionKey)]
+        case .testResult:
             return [:]
         }
     }
@@ -56,6 +59,9 @@ public enum StackDevelopmentKeys {
             try make(protegoSigningKey) { P256.Signing.PrivateKey().pemRepresentation }
             try make(covidShieldKeyEncryptionKey, hexKey)
             try make(covidShieldRetrieveHMACKey, hexKey)
+        }
+        if members.contains(.verification) {
+            try make(signingKeyEncryptionKey, hexKey)
         }
         return made
     }

@@ -42,14 +42,16 @@ public enum TestServiceTokens {
         "PROTEGO_ENABLED": "true",
     ]) { $1 }
 
-    /// The portal's and submission's keys, as a stack names them.
+    /// The portal's, submission's and verification's keys, as a stack names them.
     private static let developmentKeys: [String: String] = {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("test-keys-\(UUID().uuidString)").path
         do {
-            try StackDevelopmentKeys.create(for: [.portal, .submission], in: directory)
+            try StackDevelopmentKeys.create(for: [.portal, .submission, .verification], in: directory)
         } catch {
             fatalError("the tests' development keys cannot be made in \(directory): \(error)")
         }
-        return StackDevelopmentKeys.variables(for: .portal, in: directory).merging(StackDevelopmentKeys.variables(for: .submission, in: directory)) { $1 }
+        return [StackMember.portal, .submission, .verification].reduce(into: [:]) { variables, member in
+            variables.merge(StackDevelopmentKeys.variables(for: member, in: directory)) { $1 }
+        }
     }()
 }

@@ -257,7 +257,7 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == [
             "covidshield-key-encryption-key", "covidshield-retrieve-hmac-key", "export-signing-key.pem", "portal-signing-key.pem",
-            "portal-signing-key.pub.pem", "portal-totp-key.hex", "protego-signing-key.pem",
+            "portal-signing-key.pub.pem", "portal-totp-key.hex", "protego-signing-key.pem", "signing-key-encryption-key",
         ])
         var contents: [String: String] = [:]
         for name in names {

@@ -78,6 +78,7 @@ import Testing
         #expect(CallerPermissions.verification.routes[Caller.portal] == [
             "/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/codes/issued", "/version/v1/codes/issued/expire",
             "/version/v1/authorities", "/version/v1/authorities/{authorityId}", "/version/v1/issuers", "/version/v1/issuers/{issuerName}",
+            "/version/v1/signing-keys", "/version/v1/signing-keys/{keyId}",
         ])
         #expect(CallerPermissions.verification.callers(of: "/version/v1/codes/issued/expire") == [Caller.portal])
         #expect(CallerPermissions.verification.callers(of: "/version/v1/tans/reserve") == [Caller.submission])

@@ -25,6 +25,7 @@ import Testing
                 "/version/v1/tan/verify", ["tan": tan], headers: [(ServiceTokens.header, TestServiceTokens.submission.uppercased())])
             forged.expectError(401, "unknown_caller")
             #expect(try await h.rows("teletans") == 0)
+            #expect(try await h.rows("authority_signing_keys") == 0)
 
             // The TAN is still there for the phone's own submission, through a caller that presents its token.
             #expect(try await h.verify(tan).status == 200)
@@ -75,6 +76,9 @@ import Testing
                 ("/version/v1/issuers", "GET", "/version/v1/issuers", [:]),
                 ("/version/v1/issuers", "POST", "/version/v1/issuers", ["name": "forbidden-key", "kind": "PROTEGO"]),
                 ("/version/v1/issuers/{issuerName}", "DELETE", "/version/v1/issuers/gis-pl", [:]),
+                ("/version/v1/signing-keys", "GET", "/version/v1/signing-keys", [:]),
+                ("/version/v1/signing-keys", "POST", "/version/v1/signing-keys", [:]),
+                ("/version/v1/signing-keys/{keyId}", "DELETE", "/version/v1/signing-keys/default-v1", [:]),
             ]
             #expect(Set(requests.map { $0.route }) == CallerPermissions.verification.paths)
             let bare = TestHTTPClient(port: h.internal.port)
@@ -112,9 +116,12 @@ import Testing
             Covers.status(403, of: "GET /version/v1/issuers", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "POST /version/v1/issuers", among: forbidden, error: "forbidden_caller")
             Covers.status(403, of: "DELETE /version/v1/issuers/{issuerName}", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "GET /version/v1/signing-keys", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "POST /version/v1/signing-keys", among: forbidden, error: "forbidden_caller")
+            Covers.status(403, of: "DELETE /version/v1/signing-keys/{keyId}", among: forbidden, error: "forbidden_caller")
             // The portal, verification and the tests' token were refused on every submission route, submission and
             // the others on the portal's: nothing was issued, reserved, spent or changed.
-            #expect(forbidden.count == 51)
+            #expect(forbidden.count == 60)
             #expect(try await h.authorities(["list", "--json"]).contains(#""name":"Default health authority""#))
             #expect(try await h.rows("authorities") == 1)
             #expect(try await h.rows("teletans") == 0)

@@ -111,12 +111,7 @@ public struct PortalConfiguration: Sendable {
         cleanupInterval = try settings.duration("CLEANUP_INTERVAL", default: .seconds(900), minimum: .seconds(1))
         totpRequiredForOfficers = try settings.bool("TOTP_REQUIRED_FOR_OFFICERS", default: false)
         maintenance = try settings.bool("MAINTENANCE_MODE", default: false)
-        if let text = try settings.optionalString("TOTP_ENCRYPTION_KEY") {
-            guard let key = [UInt8](hex: text), key.count == TOTPSecretSealer.keyBytes else {
-                throw ConfigurationError(variable: "TOTP_ENCRYPTION_KEY", reason: "must be 32 bytes in hex")
-            }
-            totpEncryptionKey = key
-        }
+        totpEncryptionKey = try settings.hexKey("TOTP_ENCRYPTION_KEY", bytes: TOTPSecretSealer.keyBytes...TOTPSecretSealer.keyBytes)
     }
 }
 

@@ -49,8 +49,8 @@ public struct CovidShieldConfiguration: Sendable {
         if let region = cwaKeysRegion, !regions.contains(region) {
             throw ConfigurationError(variable: "COVIDSHIELD_CWA_KEYS_REGION", reason: "must be one of COVIDSHIELD_REGIONS")
         }
-        keyEncryptionKey = try Self.hexKey(settings, "COVIDSHIELD_KEY_ENCRYPTION_KEY", bytes: CovidShieldSecretSealer.keyBytes...CovidShieldSecretSealer.keyBytes)
-        retrieveHMACKey = try Self.hexKey(settings, "COVIDSHIELD_RETRIEVE_HMAC_KEY", bytes: 32...1024)
+        keyEncryptionKey = try settings.hexKey("COVIDSHIELD_KEY_ENCRYPTION_KEY", bytes: CovidShieldSecretSealer.keyBytes...CovidShieldSecretSealer.keyBytes)
+        retrieveHMACKey = try settings.hexKey("COVIDSHIELD_RETRIEVE_HMAC_KEY", bytes: 32...1024)
         if let path = try settings.file("COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", holds: .publicData) {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ConfigurationError(variable: "COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", reason: "names \(path), which cannot be read")
@@ -66,14 +66,5 @@ public struct CovidShieldConfiguration: Sendable {
 
     static func isRegion(_ text: String) -> Bool {
         (1...16).contains(text.utf8.count) && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
-    }
-
-    private static func hexKey(_ settings: Settings, _ variable: String, bytes: ClosedRange<Int>) throws(ConfigurationError) -> [UInt8]? {
-        guard let text = try settings.optionalString(variable) else { return nil }
-        guard let key = [UInt8](hex: text), bytes.contains(key.count) else {
-            let length = bytes.lowerBound == bytes.upperBound ? "\(bytes.lowerBound)" : "at least \(bytes.lowerBound)"
-            throw ConfigurationError(variable: variable, reason: "must be \(length) bytes in hex")
-        }
-        return key
     }
 }

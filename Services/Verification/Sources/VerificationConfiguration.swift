@@ -50,6 +50,10 @@ public struct VerificationConfiguration: Sendable {
     /// The keys teleTANs are stored under as HMAC-SHA256 (`TELETAN_HASH_KEYS` or `TELETAN_HASH_KEYS_FILE`:
     /// `id:base64` entries, the current key first, older ones still accepted on lookup). Required.
     public var teleTANHashKeys: [SecretHashKey]
+    /// The AES-256 key sealing the health authorities' private signing keys (`SIGNING_KEY_ENCRYPTION_KEY` or `_FILE`,
+    /// 64 hex digits), kept outside the database. Without it the authorities' public keys are still published, but no
+    /// key is made and nothing is signed with one.
+    public var signingKeyEncryptionKey: [UInt8]?
     /// The keys officers' tokens are signed with, each with the issuer and audience its tokens must carry:
     /// `JWT_PUBLIC_KEY_FILES` (entries `path|issuer|audience`) and `JWT_JWKS_URL` with `JWT_JWKS_ISSUER` and
     /// `JWT_JWKS_AUDIENCE`.
@@ -113,6 +117,7 @@ public struct VerificationConfiguration: Sendable {
         codeGuesses = try GuessLimits(settings, prefix: "ONE_TIME_CODE", defaults: .oneTimeCodes)
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
+        signingKeyEncryptionKey = try settings.hexKey("SIGNING_KEY_ENCRYPTION_KEY", bytes: SecretSealer.keyBytes...SecretSealer.keyBytes)
         for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where try settings.raw(retired) != nil {
             throw ConfigurationError(
                 variable: retired,

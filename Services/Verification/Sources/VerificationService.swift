@@ -65,6 +65,7 @@ public enum VerificationService {
             codeGuesses: OneTimeCodeGuesses(limits: configuration.codeGuesses, clock: environment.clock, random: environment.random),
             issuedCodes: IssuedCodeStore(database: database),
             issuerKeys: IssuerStore(database: database),
+            signingKeys: AuthoritySigningKeyStore(database: database, sealer: configuration.signingKeyEncryptionKey.map(SecretSealer.init)),
             latency: LatencyMatcher(random: environment.random),
             tally: tally,
             statistics: statistics.counter,
@@ -72,7 +73,9 @@ public enum VerificationService {
             random: environment.random,
             logger: logger
         )
-        let middlewares: [any ServerMiddleware] = [OpenAPIErrorMiddleware(logger: logger), BearerTokenMiddleware()]
+        let middlewares: [any ServerMiddleware] = [
+            OpenAPIErrorMiddleware(logger: logger), BearerTokenMiddleware(), CacheControlMiddleware(VerificationAPI.publicKeysCacheControl),
+        ]
         let readiness = [ReadinessCheck.database(database), ServiceClients.liveness(name: "testresult", baseURL: configuration.testResultURL, client: http.client)]
         // The contract: bodies over 10,000 bytes, or sent chunked, are answered 406.
         let bodyLimit = StandardRouter.BodyLimit(maxBytes: 10_000, status: .notAcceptable, requireLength: true)

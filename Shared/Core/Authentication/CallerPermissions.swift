@@ -90,10 +90,11 @@ extension CallerPermissions {
             "/version/v1/tans/release", "/version/v1/codes/redeem",
         ],
         // The health authorities: read with any officer's token, changed with a system administrator's.
-        // The officers' codes: issued, listed with their status, expired. The authorities' issuer keys.
+        // The officers' codes: issued, listed with their status, expired. The authorities' issuer and signing keys.
         Caller.portal: [
             "/version/v1/tan/teletan", "/version/v1/codes", "/version/v1/codes/issued", "/version/v1/codes/issued/expire",
             "/version/v1/authorities", "/version/v1/authorities/{authorityId}", "/version/v1/issuers", "/version/v1/issuers/{issuerName}",
+            "/version/v1/signing-keys", "/version/v1/signing-keys/{keyId}",
         ],
     ])
 

@@ -65,6 +65,17 @@ public struct Settings: Sendable {
         try raw(variable)
     }
 
+    /// A key given in hex (`openssl rand -hex 32`), of a length in `bytes`; nil when the setting (and its `_FILE`
+    /// form) is absent.
+    public func hexKey(_ variable: String, bytes: ClosedRange<Int>) throws(ConfigurationError) -> [UInt8]? {
+        guard let text = try optionalString(variable) else { return nil }
+        guard let key = [UInt8](hex: text), bytes.contains(key.count) else {
+            let length = bytes.lowerBound == bytes.upperBound ? "\(bytes.lowerBound)" : "at least \(bytes.lowerBound)"
+            throw ConfigurationError(variable: variable, reason: "must be \(length) bytes in hex")
+        }
+        return key
+    }
+
     /// The text of a setting whose empty value means something of its own (`OFFICER_DEFAULT_AUTHORITY=`: none, where
     /// leaving it out means the default): nil when it is absent, "" when it is set to nothing.
     public func stringOrEmpty(_ variable: String) throws(ConfigurationError) -> String? {

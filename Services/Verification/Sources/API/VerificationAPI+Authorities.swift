@@ -27,6 +27,16 @@ extension VerificationAPI {
         }
     }
 
+    /// The supervisor's enabled authority, for the work a supervisor does on it (issuer keys, signing keys): 401
+    /// `unauthorized` for a token without the supervisor's role.
+    func supervisorsAuthority(_ officer: VerifiedOfficer, endpoint: String) async throws -> Authority {
+        guard officer.roles.contains(OfficerRoles.supervisor) else {
+            count(endpoint, "missing_role")
+            throw APIError.unauthorized("The token does not carry the role \(OfficerRoles.supervisor) this needs.")
+        }
+        return try await authority(of: officer, endpoint: endpoint)
+    }
+
     /// The officer's health authority, enabled (401 `unknown_authority` or `authority_disabled` otherwise).
     func authority(of officer: VerifiedOfficer, endpoint: String) async throws -> Authority {
         let known = try await authorities.authorities(ids: officer.authority.candidates)

@@ -73,15 +73,6 @@ extension VerificationAPI {
         return .noContent(.init())
     }
 
-    /// The supervisor's enabled authority: 401 `unauthorized` for a token without the supervisor's role.
-    private func supervisorsAuthority(_ officer: VerifiedOfficer, endpoint: String) async throws -> Authority {
-        guard officer.roles.contains(OfficerRoles.supervisor) else {
-            count(endpoint, "missing_role")
-            throw APIError.unauthorized("The token does not carry the role \(OfficerRoles.supervisor) needed for issuer keys.")
-        }
-        return try await authority(of: officer, endpoint: endpoint)
-    }
-
     /// A key as the contract lists it.
     private static func schema(_ summary: IssuerSummary) -> Components.Schemas.IssuerKey {
         let kind: Components.Schemas.OneTimeCodeKind = switch summary.issuer.kind {

@@ -36,6 +36,8 @@ struct VerificationAPI: APIProtocol {
     let issuedCodes: IssuedCodeStore
     /// Health-authority systems' bearer tokens, which supervisors administer (`VerificationAPI+IssuerKeys`).
     let issuerKeys: IssuerStore
+    /// The health authorities' signing keys (`/version/v1/signing-keys`, `/jwks/{authorityId}`).
+    let signingKeys: AuthoritySigningKeyStore
     let latency: LatencyMatcher
     /// Outcomes of requests, published per finished hour only (`HourlyTally`): real or fake, valid or refused.
     let tally: HourlyTally

@@ -198,6 +198,22 @@ enum VerificationMigrations {
             "ALTER TABLE code_issuers ADD COLUMN created_by TEXT",
             "CREATE INDEX code_issuers_authority ON code_issuers (authority, name)",
         ]),
+        // Per-authority signing keys (`AuthoritySigningKeyStore`): versions of an ES256 key per authority, the private
+        // half sealed under SIGNING_KEY_ENCRYPTION_KEY (outside the database) and erased when the version is retired.
+        Migration(version: 14, name: "per-authority signing keys", sql: [
+            """
+            CREATE TABLE authority_signing_keys (
+                authority TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                public_key TEXT NOT NULL,
+                sealed_private_key TEXT,
+                created_at BIGINT NOT NULL,
+                created_by TEXT,
+                retired_at BIGINT,
+                PRIMARY KEY (authority, version)
+            )
+            """,
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }
