@@ -66,7 +66,9 @@ import Testing
             #expect(row["kind"] as? String == "certificate")
             #expect(fingerprint.hasPrefix(try #require(row["fingerprint"] as? String)))
             #expect(row["state"] as? String == "active")
-            #expect(row["revokedAt"] is NSNull)
+            #expect(row["revokedAt"] is NSNull && row["lastUsed"] is NSNull)
+            #expect(try await labs(["list"]).hasPrefix("LAB\tCREDENTIAL\tCREATED\tSTATE\tLAST USED\nlab-munich\tcertificate "))
+            #expect(try await labs(["list"]).hasSuffix("\tactive\tnever"))
             await #expect(throws: UsageError.self) { try await labs(["list", "--verbose"]) }
             await #expect(throws: UsageError.self) { try await labs(["add"]) }
             await #expect(throws: UsageError.self) { try await labs([]) }
@@ -104,6 +106,31 @@ import Testing
             let answer = try await h.query(id)
             #expect(answer.json["testResult"] as? Int == 1)
             #expect(answer.json["labId"] as? String == TestResultHarness.labID)
+        }
+    }
+
+    /// A credential's last day of use is written on its first use of a day, once per day and replica: a second post
+    /// the same day writes nothing (the column cleared here stays clear), the next day's first post writes again.
+    @Test(arguments: TestDatabase.all)
+    func theLastDayACredentialWasUsedIsWrittenOnceADay(kind: TestDatabase) async throws {
+        try await TestResultHarness.run(on: kind) { h in
+            let store = LabCredentialStore(database: h.database)
+            let today = h.clock.now().epochSeconds / 86_400
+            #expect(try await store.list().map(\.lastUsedDay) == [nil])
+            try #require(try await h.post(results: [["id": TestResultHarness.guid(1), "result": 2]]).status == 204)
+            #expect(try await store.list().map(\.lastUsedDay) == [today])
+
+            try await h.database.withConnection { try await $0.raw("UPDATE lab_credentials SET last_used_day = NULL").run() }
+            try #require(try await h.post(results: [["id": TestResultHarness.guid(2), "result": 2]]).status == 204)
+            #expect(try await store.list().map(\.lastUsedDay) == [nil])
+
+            h.clock.advance(by: 86_400)
+            try #require(try await h.post(results: [["id": TestResultHarness.guid(3), "result": 2]]).status == 204)
+            #expect(try await store.list().map(\.lastUsedDay) == [today + 1])
+            // A refused key notes nothing.
+            try await h.database.withConnection { try await $0.raw("UPDATE lab_credentials SET last_used_day = NULL").run() }
+            try #require(try await h.post(results: [["id": TestResultHarness.guid(4), "result": 2]], key: LabAPIKey.generate(using: SystemRandomSource())).status == 401)
+            #expect(try await store.list().map(\.lastUsedDay) == [nil])
         }
     }
 

@@ -58,9 +58,10 @@ public enum TestResultAdmin {
             let lines = rows.map { row in
                 let credential = LabCredentialList.Credential(row)
                 let state = row.revokedAt.map { "revoked \(Date.iso8601($0))" } ?? "active"
-                return "\(row.labID)\t\(credential.kind) \(row.fingerprint)…\tcreated \(Date.iso8601(row.createdAt))\t\(state)"
+                return "\(row.labID)\t\(credential.kind) \(row.fingerprint)…\tcreated \(Date.iso8601(row.createdAt))\t\(state)\t"
+                    + (credential.lastUsed.value ?? "never")
             }
-            return (["LAB\tCREDENTIAL\tCREATED\tSTATE"] + lines).joined(separator: "\n")
+            return (["LAB\tCREDENTIAL\tCREATED\tSTATE\tLAST USED"] + lines).joined(separator: "\n")
         }
     }
 

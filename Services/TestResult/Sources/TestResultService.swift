@@ -46,7 +46,8 @@ public enum TestResultService {
             OpenAPIErrorMiddleware(logger: logger),
             LabAuthenticationMiddleware(
                 credentials: LabCredentialStore(database: database),
-                certificatesFromTLS: configuration.labTLS?.requestClientCertificate == true
+                certificatesFromTLS: configuration.labTLS?.requestClientCertificate == true,
+                clock: environment.clock
             ),
         ]
         let readiness = [ReadinessCheck.database(database)]

@@ -1,8 +1,8 @@
 import ExposureCore
 import Foundation
 
-/// `labs list --json`: `{"credentials": [{"labId", "kind", "fingerprint", "createdAt", "state", "revokedAt"}]}`, the
-/// rows of the table.
+/// `labs list --json`: `{"credentials": [{"labId", "kind", "fingerprint", "createdAt", "state", "revokedAt",
+/// "lastUsed"}]}`, the rows of the table.
 struct LabCredentialList: Encodable {
     struct Credential: Encodable {
         let labId: String
@@ -15,6 +15,8 @@ struct LabCredentialList: Encodable {
         let state: String
         /// When it was revoked, or null.
         let revokedAt: JSONNullable<String>
+        /// The last day (UTC, `YYYY-MM-DD`) it was used, or null for never.
+        let lastUsed: JSONNullable<String>
 
         init(_ summary: LabCredentialSummary) {
             labId = summary.labID
@@ -23,6 +25,7 @@ struct LabCredentialList: Encodable {
             createdAt = Date.iso8601(summary.createdAt)
             state = summary.revokedAt == nil ? "active" : "revoked"
             revokedAt = JSONNullable(summary.revokedAt.map(Date.iso8601))
+            lastUsed = JSONNullable(summary.lastUsedDay.map { String(Date.iso8601($0 * 86_400).prefix(10)) })
         }
     }
 

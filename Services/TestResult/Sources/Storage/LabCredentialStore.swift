@@ -17,6 +17,9 @@ public struct LabCredentialSummary: Sendable, Equatable {
     public let revokedAt: Int64?
     /// The first characters of the key's hash, to tell keys of one lab apart without revealing anything.
     public let fingerprint: String
+    /// The last day (days since 1970-01-01, UTC) it was used; nil: never. A day, not a time: enough to see an old key
+    /// fall out of use during a rotation, and no record of when a lab sends.
+    public let lastUsedDay: Int64?
 }
 
 /// Queries on `lab_credentials`: API keys stored as SHA-256, bound to one lab id each.
@@ -46,15 +49,28 @@ public struct LabCredentialStore: Sendable {
         }
     }
 
+    /// Notes that the credential was used on `day`; later calls of the day change nothing.
+    public func markUsed(keyHash: String, day: Int64) async throws {
+        try await database.withConnection { connection in
+            try await connection.raw("""
+                UPDATE lab_credentials SET last_used_day = \(bind: day) \
+                WHERE key_hash = \(bind: keyHash) AND (last_used_day IS NULL OR last_used_day < \(bind: day))
+                """).run()
+        }
+    }
+
     public func list() async throws -> [LabCredentialSummary] {
         try await database.withConnection { connection in
-            try await connection.raw("SELECT key_hash, lab_id, kind, created_at, revoked_at FROM lab_credentials ORDER BY lab_id, created_at").all().map { row in
+            try await connection.raw("""
+                SELECT key_hash, lab_id, kind, created_at, revoked_at, last_used_day FROM lab_credentials ORDER BY lab_id, created_at
+                """).all().map { row in
                 LabCredentialSummary(
                     labID: try row.decode(column: "lab_id", as: String.self),
                     kind: LabCredentialKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .apiKey,
                     createdAt: try row.decode(column: "created_at", as: Int64.self),
                     revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
-                    fingerprint: String(try row.decode(column: "key_hash", as: String.self).prefix(12))
+                    fingerprint: String(try row.decode(column: "key_hash", as: String.self).prefix(12)),
+                    lastUsedDay: try row.decode(column: "last_used_day", as: Int64?.self)
                 )
             }
         }

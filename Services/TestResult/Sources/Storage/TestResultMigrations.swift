@@ -33,6 +33,11 @@ enum TestResultMigrations {
         // Daily statistics (`DailyStatisticsStore`, docs/statistics.md): lab results received per day, lab, kind and
         // result, which every replica adds to.
         Migration(version: 3, name: "keep daily statistics", sql: DailyStatisticsStore.createTable(service: "testresult")),
+        // The last day (UTC) each credential was used, so that an operator rotating a lab's key sees when the old one
+        // fell out of use: a day, never a time.
+        Migration(version: 4, name: "lab credentials: last day used", sql: [
+            "ALTER TABLE lab_credentials ADD COLUMN last_used_day BIGINT",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "testresult", migrations: all) }

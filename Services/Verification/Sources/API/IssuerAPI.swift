@@ -34,6 +34,8 @@ struct IssuerAPI: Sendable {
     let clock: any WallClock
     let random: any RandomSource
     let logger: Logger
+    /// The issuers whose use of today this replica has written (`IssuerStore.markUsed`).
+    let usesWritten = DailyUseNotes()
 
     static let newKeyClaim = "/new-key-claim"
     static let generateCode = "/generateCode"
@@ -212,7 +214,8 @@ struct IssuerAPI: Sendable {
               let authority = try await authorities.authority(id: issuer.authority),
               authority.issues(AppFamily(kind)), authority.serves(region: issuer.region)
         else { return nil }
-        try await issuers.markUsed(name: issuer.name, day: StatisticsDay(of: now).number)
+        let day = StatisticsDay(of: now).number
+        try await usesWritten.note(issuer.name, day: day) { try await issuers.markUsed(name: issuer.name, day: day) }
         return issuer
     }
 

@@ -63,8 +63,8 @@ public struct AuthoritySigningKeyStore: Sendable {
     public func rotate(authority: String, random: any RandomSource, now: Date, createdBy: String?) async throws -> AuthoritySigningKey {
         guard let sealer else { throw SealingKeyMissing() }
         // Two supervisors rotating at once both read the same newest version; the primary key lets one insert win
-        // and the other tries the next number.
-        for _ in 0..<8 {
+        // and the other tries the next number. Each round one of them wins, so n at once need n rounds at most.
+        for _ in 0..<Self.maxConcurrentRotations {
             let version = try await database.withConnection { connection in
                 try await connection.raw("SELECT COALESCE(MAX(version), 0) AS newest FROM authority_signing_keys WHERE authority = \(bind: authority)")
                     .first()?.decode(column: "newest", as: Int.self) ?? 0
@@ -89,6 +89,9 @@ public struct AuthoritySigningKeyStore: Sendable {
         }
         throw DatabaseContention()
     }
+
+    /// More rotations of one authority at the same moment than this answer 500 (people rotate, a few a year).
+    static let maxConcurrentRotations = 32
 
     public struct DatabaseContention: Error {}
 
