@@ -343,14 +343,17 @@ import Testing
         let lines = table.standardOutput.split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
         try #require(rows.count == 2 && lines.count == 2, "\(table.standardOutput)\n\(json.standardOutput)")
         for (row, line) in zip(rows, lines) {
-            #expect(Set(row.keys) == ["labId", "kind", "fingerprint", "createdAt", "state", "revokedAt"])
+            #expect(Set(row.keys) == ["labId", "kind", "fingerprint", "createdAt", "state", "revokedAt", "lastUsed"])
             let revokedAt = row["revokedAt"] as? String
             #expect(line == [
                 row["labId"] as? String ?? "?",
                 "\(row["kind"] as? String ?? "?") \(row["fingerprint"] as? String ?? "?")…",
                 "created \(row["createdAt"] as? String ?? "?")",
                 revokedAt.map { "revoked \($0)" } ?? "active",
+                row["lastUsed"] as? String ?? "never",
             ])
+            // Neither credential was used: the command line adds them, no lab posted.
+            #expect(row["lastUsed"] is NSNull)
             #expect(row["state"] as? String == (revokedAt == nil ? "active" : "revoked"))
         }
         #expect(rows.map { $0["labId"] as? String } == ["lab-a", "lab-b"])
