@@ -64,6 +64,9 @@ PORTAL_ROUTES = {
     "GET /issuers": [200, 303, 403, 503],
     "POST /issuers": [200, 303, 400, 403, 409, 503],
     "POST /issuers/revoke": [200, 303, 403, 404, 503],
+    "GET /signing-keys": [200, 303, 403, 503],
+    "POST /signing-keys": [200, 303, 403, 503],
+    "POST /signing-keys/retire": [200, 303, 400, 403, 404, 409, 503],
     "GET /codes": [200, 303, 400, 403, 503],
     "POST /codes/expire": [200, 303, 400, 403, 404, 409, 503],
 }

@@ -28,7 +28,7 @@ import Testing
             #expect(sealed.count == 1)
             let stored = try sealed[0].decode(column: "sealed_secret_key", as: Data.self)
             #expect(stored.count == 12 + 32 + 16)
-            #expect(try CovidShieldSecretSealer(key: CovidShieldWire.encryptionKey).open(Array(stored), publicKey: Array(answer.serverPublicKey)).count == 32)
+            #expect(try SecretSealer(key: CovidShieldWire.encryptionKey).open(Array(stored), belongingTo: Array(answer.serverPublicKey)).count == 32)
             #expect(try sealed[0].decode(column: "region", as: String.self) == "ON")
             // Issued on 2020-05-20: alive until UTC midnight + 15 days.
             #expect(try sealed[0].decode(column: "valid_until", as: Int64.self) == CovidShieldWire.midnight + 15 * 86_400)

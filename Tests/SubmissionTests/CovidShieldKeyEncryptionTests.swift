@@ -26,7 +26,7 @@ import Testing
                     """).run()
             }
             let store = CovidShieldKeyPairStore(database: harness.database)
-            let configured = CovidShieldSecretSealer(key: Self.configuredKey)
+            let configured = SecretSealer(key: Self.configuredKey)
             #expect(try await store.resealPairsUnderConfiguredKey(configured) == 1)
             let rows = try await harness.database.withConnection { connection in
                 (
@@ -37,8 +37,8 @@ import Testing
             // The generated key is gone, and the pair opens under the configured key only.
             #expect(!rows.1.contains(generated))
             let sealed = Array(try rows.0[0].decode(column: "sealed_secret_key", as: Data.self))
-            #expect(try configured.open(sealed, publicKey: pair.server).count == 32)
-            #expect(throws: (any Error).self) { try CovidShieldSecretSealer(key: CovidShieldWire.encryptionKey).open(sealed, publicKey: pair.server) }
+            #expect(try configured.open(sealed, belongingTo: pair.server).count == 32)
+            #expect(throws: (any Error).self) { try SecretSealer(key: CovidShieldWire.encryptionKey).open(sealed, belongingTo: pair.server) }
             // A second start finds nothing to move.
             #expect(try await store.resealPairsUnderConfiguredKey(configured) == 0)
         }

@@ -77,10 +77,10 @@ import Testing
     }
 
     @Test func sealedSecretsOpenOnlyUnderTheirKeyAndForTheirRow() throws {
-        let sealer = CovidShieldSecretSealer(key: [UInt8](repeating: 1, count: 32))
-        let sealed = try sealer.seal([UInt8](repeating: 7, count: 32), publicKey: [1, 2, 3])
-        #expect(try sealer.open(sealed, publicKey: [1, 2, 3]) == [UInt8](repeating: 7, count: 32))
-        #expect(throws: (any Error).self) { try sealer.open(sealed, publicKey: [1, 2, 4]) }
-        #expect(throws: (any Error).self) { try CovidShieldSecretSealer(key: [UInt8](repeating: 2, count: 32)).open(sealed, publicKey: [1, 2, 3]) }
+        let sealer = SecretSealer(key: [UInt8](repeating: 1, count: 32))
+        let sealed = try sealer.seal([UInt8](repeating: 7, count: 32), belongingTo: [1, 2, 3])
+        #expect(try sealer.open(sealed, belongingTo: [1, 2, 3]) == [UInt8](repeating: 7, count: 32))
+        #expect(throws: (any Error).self) { try sealer.open(sealed, belongingTo: [1, 2, 4]) }
+        #expect(throws: (any Error).self) { try SecretSealer(key: [UInt8](repeating: 2, count: 32)).open(sealed, belongingTo: [1, 2, 3]) }
     }
 }

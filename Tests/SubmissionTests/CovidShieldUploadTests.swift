@@ -17,7 +17,7 @@ import Testing
     /// Stores the sheet's server pair (secret SHA-256("server")) as if claimed with a code issued at `issuedAt`.
     static func storeSheetPair(_ harness: SubmissionHarness, issuedAt: Int64 = CovidShieldWire.uploadDay) async throws {
         let server = CovidShieldWire.serverPair
-        let sealed = try CovidShieldSecretSealer(key: CovidShieldWire.encryptionKey).seal(server.secretKey, publicKey: server.publicKey)
+        let sealed = try SecretSealer(key: CovidShieldWire.encryptionKey).seal(server.secretKey, belongingTo: server.publicKey)
         let pair = CovidShieldKeyPairStore.NewPair(
             publicKey: server.publicKey, sealedSecretKey: sealed, region: "ON", validUntil: CovidShieldKeyPairPolicy.validUntil(issuedAt: issuedAt))
         #expect(try await CovidShieldKeyPairStore(database: harness.database).bind(appPublicKey: CovidShieldWire.appPair.publicKey, pair: pair, now: harness.clock.now()))
@@ -183,7 +183,7 @@ extension CovidShieldUploadTests {
         try await SubmissionHarness.runCovidShield(kind) { harness in
             // Sealed under another key than the service's (an operator who changed COVIDSHIELD_KEY_ENCRYPTION_KEY).
             let server = CovidShieldWire.serverPair
-            let sealed = try CovidShieldSecretSealer(key: [UInt8](repeating: 1, count: 32)).seal(server.secretKey, publicKey: server.publicKey)
+            let sealed = try SecretSealer(key: [UInt8](repeating: 1, count: 32)).seal(server.secretKey, belongingTo: server.publicKey)
             let pair = CovidShieldKeyPairStore.NewPair(publicKey: server.publicKey, sealedSecretKey: sealed, region: "ON", validUntil: harness.nowSeconds + 86_400)
             _ = try await CovidShieldKeyPairStore(database: harness.database).bind(appPublicKey: CovidShieldWire.appPair.publicKey, pair: pair, now: harness.clock.now())
             let response = try await harness.upload([CovidShieldWire.key(1, rollingStart: Self.yesterday)], to: (CovidShieldWire.appPair, server.publicKey))

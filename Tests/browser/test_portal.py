@@ -126,6 +126,8 @@ class Services:
             "TESTRESULT_URL": "http://127.0.0.1:1",
             # CovidShield's codes, for the issuer key a supervisor creates.
             "COVIDSHIELD_ENABLED": "true",
+            # Seals the private halves of the signing keys a supervisor makes.
+            "SIGNING_KEY_ENCRYPTION_KEY_FILE": os.path.join(data_dir, "signing-key-encryption-key"),
         }
 
     def portal(self, *arguments, stdin=None):
@@ -348,6 +350,20 @@ def test_officer_administration_with_the_keyboard():
                 assert token not in browser.page_source
                 print("supervisor created an issuer key; its token shown once")
 
+                # Two versions of the authority's signing key, with the keyboard; the older one is retired.
+                keys.activate("nav-signing-keys")
+                wait.until(EC.presence_of_element_located((By.ID, "make-signing-key")))
+                accessibility.audit(browser, "signing keys page")
+                keys.activate("make-signing-key")
+                wait.until(EC.presence_of_element_located((By.ID, "key-default-v1")))
+                keys.activate("make-signing-key")
+                wait.until(EC.presence_of_element_located((By.ID, "retire-default-v1")))
+                accessibility.audit(browser, "signing keys page with versions")
+                keys.activate("retire-default-v1")
+                wait.until(EC.text_to_be_present_in_element((By.ID, "notice"), "default-v1"))
+                assert "retired" in browser.find_element(By.ID, "key-default-v1").get_attribute("class")
+                print("supervisor made two signing key versions and retired the older one")
+
                 # The audit page has the step, with the supervisor's name and no password.
                 keys.activate("nav-audit")
                 wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
@@ -480,6 +496,12 @@ def test_officer_administration_with_the_keyboard():
                 wait.until(EC.presence_of_element_located((By.ID, "start-maintenance")))
                 assert not browser.find_elements(By.ID, "maintenance-banner")
                 print("system administrator switched maintenance on and off")
+                # Every authority's signing keys, to read: the supervisor's two versions, no button to change them.
+                keys.activate("nav-signing-keys")
+                wait.until(EC.presence_of_element_located((By.ID, "key-default-v2")))
+                assert not browser.find_elements(By.ID, "make-signing-key") and not browser.find_elements(By.ID, "retire-default-v2")
+                accessibility.audit(browser, "the national signing keys page")
+                print("system administrator read every authority's signing keys")
                 keys.activate("nav-audit")
                 wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
                 rows = browser.find_element(By.ID, "audit").text

@@ -39,6 +39,7 @@ extension AccountTexts {
             "audit": "The Audit page, the record of every teleTAN and code issued and of every change to an account,",
             "statistics": "The Statistics page, with the services' daily counts,",
             "issuers": "The Issuer keys page, where the keys of your health authority's code-issuing systems are created and revoked,",
+            "signing-keys": "The Signing keys page, where your health authority's key for verification certificates is renewed and retired,",
         ],
         refusedDisableSelf: "You cannot disable your own account. Another supervisor can.",
         refusedOwnSupervisorRole: "You cannot remove your own supervisor role: you would lock yourself out. Another supervisor can.",

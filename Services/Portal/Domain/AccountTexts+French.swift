@@ -39,6 +39,7 @@ extension AccountTexts {
             "audit": "La page « Journal d'audit », qui consigne chaque teleTAN et chaque code émis ainsi que chaque modification apportée à un compte,",
             "statistics": "La page « Statistiques », qui présente les chiffres quotidiens des services,",
             "issuers": "La page « Clés d'émission », où l'on crée et révoque les clés des systèmes de votre autorité qui émettent des codes,",
+            "signing-keys": "La page « Clés de signature », où l'on renouvelle et retire la clé de votre autorité pour les certificats de vérification,",
         ],
         refusedDisableSelf: "Vous ne pouvez pas désactiver votre propre compte. Un autre superviseur peut le faire.",
         refusedOwnSupervisorRole: "Vous ne pouvez pas retirer votre propre rôle de superviseur : vous perdriez vous-même l'accès à ces fonctions. Un autre superviseur peut le faire.",

@@ -39,6 +39,7 @@ extension AccountTexts {
             "audit": "Das Protokoll aller ausgegebenen teleTANs und Codes und aller Änderungen an Konten",
             "statistics": "Die Statistik mit den täglichen Zahlen der Dienste",
             "issuers": "Die Seite „Ausgabeschlüssel“, auf der die Schlüssel der Code-ausgebenden Systeme Ihrer Behörde angelegt und widerrufen werden,",
+            "signing-keys": "Die Seite „Signaturschlüssel“, auf der der Schlüssel Ihrer Behörde für Verifikationszertifikate erneuert und zurückgezogen wird,",
         ],
         refusedDisableSelf: "Sie können Ihr eigenes Konto nicht deaktivieren. Eine andere Person der Leitung kann das.",
         refusedOwnSupervisorRole: "Sie können sich die Leitungsrolle nicht selbst entziehen, sonst sperren Sie sich aus. Eine andere Person der Leitung kann das.",

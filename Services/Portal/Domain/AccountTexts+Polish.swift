@@ -39,6 +39,7 @@ extension AccountTexts {
             "audit": "Strona „Dziennik zdarzeń”, zawierająca rejestr wszystkich wydanych kodów teleTAN i innych kodów oraz wszystkich zmian kont,",
             "statistics": "Strona „Statystyki”, zawierająca dzienne dane liczbowe usług,",
             "issuers": "Strona „Klucze wydawania”, na której tworzy się i unieważnia klucze systemów urzędu wydających kody,",
+            "signing-keys": "Strona „Klucze podpisu”, na której odnawia się i wycofuje klucz urzędu do certyfikatów weryfikacji,",
         ],
         refusedDisableSelf: "Nie można dezaktywować własnego konta. Może to zrobić inny kierownik.",
         refusedOwnSupervisorRole: "Nie można odebrać sobie roli kierownika – oznaczałoby to utratę dostępu do tych funkcji. Może to zrobić inny kierownik.",

@@ -24,6 +24,10 @@ public enum OfficerAction: String, Sendable, CaseIterable {
     case issuerKeyCreated = "issuer_key_created"
     /// A supervisor revoked an issuer key (target: its name).
     case issuerKeyRevoked = "issuer_key_revoked"
+    /// A supervisor made a new version of their authority's signing key (target: its key id).
+    case signingKeyCreated = "signing_key_created"
+    /// A supervisor retired a version of their authority's signing key (target: its key id).
+    case signingKeyRetired = "signing_key_retired"
 
     /// The audit page's name for the teleTAN and one-time code requests of `portal_audit_log`, which it shows beside
     /// the administration's rows.

@@ -53,9 +53,11 @@ public enum PortalService {
         let signInAttempts = SignInAttemptStore(database: database)
         // Verification and the OIDC provider: one that cannot be reached is reported at once, not at the timeout.
         let http = DownstreamHTTPClient(connectTimeout: configuration.verificationPolicy.timeout)
+        // The portal's own token at verification, beside each officer's bearer token.
+        let verificationToken = try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN")
         let register = AuthorityRegister(
             baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
-            serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+            serviceToken: verificationToken, http: http, logger: logger
         )
         let web = PortalWeb(
             configuration: configuration,
@@ -75,23 +77,27 @@ public enum PortalService {
             signer: signer,
             oidc: configuration.oidc.map { OIDCProvider(settings: $0, http: http.client, clock: environment.clock, logger: logger) },
             teleTANs: TeleTANIssuer(
-                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"),
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy, serviceToken: verificationToken,
                 http: http, random: environment.random, logger: logger
             ),
             register: register,
             issuedCodes: IssuedCodeBook(
                 baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
-                serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+                serviceToken: verificationToken, http: http, logger: logger
             ),
             issuerKeys: IssuerKeyRegister(
                 baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
-                serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+                serviceToken: verificationToken, http: http, logger: logger
+            ),
+            signingKeys: SigningKeyRegister(
+                baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
+                serviceToken: verificationToken, http: http, logger: logger
             ),
             maintenance: maintenance,
             settings: PortalSettingsStore(database: database),
             authorityCache: AuthorityCache(register: AuthorityRegister(
                 baseURL: configuration.verificationURL, policy: AuthorityCache.lookupPolicy(configuration.verificationPolicy),
-                serviceToken: try ServiceTokens.required(configuration.verificationToken, variable: "VERIFICATION_API_TOKEN"), http: http, logger: logger
+                serviceToken: verificationToken, http: http, logger: logger
             ), clock: environment.clock),
             statistics: StatisticsSources(settings: configuration.statistics, policy: configuration.verificationPolicy, http: http, logger: logger),
             assets: assets,

@@ -49,7 +49,7 @@ public struct CovidShieldConfiguration: Sendable {
         if let region = cwaKeysRegion, !regions.contains(region) {
             throw ConfigurationError(variable: "COVIDSHIELD_CWA_KEYS_REGION", reason: "must be one of COVIDSHIELD_REGIONS")
         }
-        keyEncryptionKey = try settings.hexKey("COVIDSHIELD_KEY_ENCRYPTION_KEY", bytes: CovidShieldSecretSealer.keyBytes...CovidShieldSecretSealer.keyBytes)
+        keyEncryptionKey = try settings.hexKey("COVIDSHIELD_KEY_ENCRYPTION_KEY", bytes: SecretSealer.keyBytes...SecretSealer.keyBytes)
         retrieveHMACKey = try settings.hexKey("COVIDSHIELD_RETRIEVE_HMAC_KEY", bytes: 32...1024)
         if let path = try settings.file("COVIDSHIELD_EXPOSURE_CONFIGURATION_FILE", holds: .publicData) {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {

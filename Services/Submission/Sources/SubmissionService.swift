@@ -192,7 +192,7 @@ public enum SubmissionService {
         // The key sealing the pairs lives outside the database it protects.
         guard let encryptionKey = settings.keyEncryptionKey else { throw CovidShieldConfiguration.keyEncryptionKeyMissing }
         guard let hmacKey = settings.retrieveHMACKey else { throw CovidShieldConfiguration.retrieveHMACKeyMissing }
-        let sealer = CovidShieldSecretSealer(key: encryptionKey)
+        let sealer = SecretSealer(key: encryptionKey)
         let moved = try await CovidShieldKeyPairStore(database: database).resealPairsUnderConfiguredKey(sealer)
         if moved > 0 {
             environment.logger.notice(

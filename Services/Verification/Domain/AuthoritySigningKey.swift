@@ -57,6 +57,7 @@ public struct AuthoritySigningKey: Sendable, Equatable {
         return (authority, version)
     }
 
+    /// Written out because swift-crypto's public keys are not `Equatable`: two keys are equal by their raw bytes.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.authority == rhs.authority && lhs.version == rhs.version && lhs.publicKey.rawRepresentation == rhs.publicKey.rawRepresentation
             && lhs.createdAt == rhs.createdAt && lhs.createdBy == rhs.createdBy && lhs.retiredAt == rhs.retiredAt && lhs.state == rhs.state

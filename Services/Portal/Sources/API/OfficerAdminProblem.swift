@@ -81,12 +81,13 @@ enum SupervisorPage: String, Equatable {
     case authorities
     case maintenance
     case issuers
+    case signingKeys = "signing-keys"
 
     /// A supervisor sees their own authority's rows here.
     var isForSupervisors: Bool { self != .authorities && self != .maintenance }
 
     /// A system administrator sees every authority's rows here (officers and issuer keys are administered by their
     /// authority's supervisors; a system administrator appoints an authority's first supervisor on the authorities
-    /// page).
+    /// page). Signing keys are theirs to read; only an authority's supervisors make and retire them.
     var isForSystemAdministrators: Bool { self != .officers && self != .issuers }
 }

@@ -65,9 +65,11 @@ struct PageRenderer: Sendable {
                     context["systemAdministrator"] = true
                     context["navAuthorities"] = language.administratorTexts.navigation
                     context["navMaintenance"] = language.administratorTexts.maintenanceNavigation
+                    context["navSigningKeys"] = language.signingKeyTexts.navigation
                 } else if session.officer.isSupervisor {
                     context["supervisor"] = true
                     context["navIssuers"] = language.issuerKeyTexts.navigation
+                    context["navSigningKeys"] = language.signingKeyTexts.navigation
                 }
                 if PortalWeb.mayCheckCodes(session.officer) { context["navCodes"] = language.codeStatusTexts.navigation }
                 context["navStatistics"] = language.statisticsTexts.navigation

@@ -103,6 +103,8 @@ extension PortalWeb {
         case .maintenanceEnded: language.administratorTexts.actionMaintenanceEnded
         case .issuerKeyCreated: language.issuerKeyTexts.actionCreated
         case .issuerKeyRevoked: language.issuerKeyTexts.actionRevoked
+        case .signingKeyCreated: language.signingKeyTexts.actionCreated
+        case .signingKeyRetired: language.signingKeyTexts.actionRetired
         case nil: action == OfficerAction.issuance ? a.actionIssue : action
         }
     }

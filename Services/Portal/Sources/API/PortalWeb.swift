@@ -9,7 +9,8 @@ import PortalDomain
 /// `+Login` (local accounts, sign-out), `+OIDC`, `+TeleTAN` (start page, teleTANs and the other families' codes),
 /// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
 /// (administration by supervisors), `+Authorities` (health authorities, for system administrators), `+Maintenance`
-/// (their switch), `+IssuerKeys` (supervisors' keys for their systems), `+Codes` (code status), `+Audit` (the audit
+/// (their switch), `+IssuerKeys` (supervisors' keys for their systems), `+SigningKeys` (their authority's key for
+/// verification certificates), `+Codes` (code status), `+Audit` (the audit
 /// page), `+Statistics` (supervisors' charts and downloads), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
@@ -37,6 +38,8 @@ struct PortalWeb: Sendable {
     let issuedCodes: IssuedCodeBook
     /// The authorities' issuer keys at verification, for supervisors (`+IssuerKeys`).
     let issuerKeys: IssuerKeyRegister
+    /// The authorities' signing keys at verification, for supervisors and system administrators (`+SigningKeys`).
+    let signingKeys: SigningKeyRegister
     /// Whether the portal is in maintenance (the setting, or a system administrator's switch in `settings`).
     let maintenance: MaintenanceState
     let settings: PortalSettingsStore
@@ -89,6 +92,9 @@ struct PortalWeb: Sendable {
         router.get("/issuers") { request, _ in try await self.issuerKeysPage(request) }
         router.post("/issuers") { request, _ in try await self.createIssuerKey(request) }
         router.post("/issuers/revoke") { request, _ in try await self.revokeIssuerKey(request) }
+        router.get("/signing-keys") { request, _ in try await self.signingKeysPage(request) }
+        router.post("/signing-keys") { request, _ in try await self.rotateSigningKey(request) }
+        router.post("/signing-keys/retire") { request, _ in try await self.retireSigningKey(request) }
         router.get("/codes") { request, _ in try await self.codesPage(request) }
         router.post("/codes/expire") { request, _ in try await self.expireCode(request) }
         router.get("/language") { request, _ in try self.chooseLanguage(request) }

@@ -11,25 +11,25 @@ public struct LemonPushTokenSealer: Sendable {
     static let wrapInfo = Array("lemon-push-token-wrap".utf8)
     static let indexInfo = Array("lemon-push-token-index".utf8)
 
-    let sealer: CovidShieldSecretSealer
+    let sealer: SecretSealer
     let indexKey: SymmetricKey
 
     /// - Parameter serverKeyDER: the DER form of the server's RSA decryption key, the secret both keys come from.
     public init(serverKeyDER: Data) {
         let secret = SymmetricKey(data: serverKeyDER)
         let wrap = HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Self.wrapInfo, outputByteCount: 32)
-        sealer = CovidShieldSecretSealer(key: wrap.withUnsafeBytes { Array($0) })
+        sealer = SecretSealer(key: wrap.withUnsafeBytes { Array($0) })
         indexKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Self.indexInfo, outputByteCount: 32)
     }
 
     /// nonce + ciphertext + tag, bound to `deviceID`.
     public func seal(_ token: String, deviceID: String) throws -> [UInt8] {
-        try sealer.seal(Array(token.utf8), publicKey: Array(deviceID.utf8))
+        try sealer.seal(Array(token.utf8), belongingTo: Array(deviceID.utf8))
     }
 
     /// The token, or nil when the sealed bytes were not sealed for this device under this key (or are damaged).
     public func open(_ sealed: [UInt8], deviceID: String) -> String? {
-        guard let bytes = try? sealer.open(sealed, publicKey: Array(deviceID.utf8)) else { return nil }
+        guard let bytes = try? sealer.open(sealed, belongingTo: Array(deviceID.utf8)) else { return nil }
         return String(bytes: bytes, encoding: .utf8)
     }
 

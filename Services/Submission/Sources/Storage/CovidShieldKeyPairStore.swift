@@ -6,7 +6,7 @@ import SubmissionDomain
 
 /// The server key pairs of CovidShield claims (`covidshield_key_pairs`) and the app keys ever bound
 /// (`covidshield_bound_app_keys`, SHA-256 of each: an app key is bound for ever, and nothing more is needed to say so).
-/// A pair's secret half is stored sealed (`CovidShieldSecretSealer`), beside the SHA-256 of the app key that claimed
+/// A pair's secret half is stored sealed (`SecretSealer`), beside the SHA-256 of the app key that claimed
 /// it: an upload sealed under any other app key does not find the pair. The row is deleted once the pair is dead.
 struct CovidShieldKeyPairStore: Sendable {
     let database: Database

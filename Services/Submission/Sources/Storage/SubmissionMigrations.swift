@@ -59,7 +59,7 @@ enum SubmissionMigrations {
             let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
             return [
                 // One row per claimed server key pair: the secret half sealed under COVIDSHIELD_KEY_ENCRYPTION_KEY
-                // (`CovidShieldSecretSealer`), the code's region, when the pair dies (unix seconds) and how many keys
+                // (`SecretSealer`), the code's region, when the pair dies (unix seconds) and how many keys
                 // it may still bring in. Deleted once dead.
                 """
                 CREATE TABLE covidshield_key_pairs (

@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import Foundation
 
 /// `labs list --json`: `{"credentials": [{"labId", "kind", "fingerprint", "createdAt", "state", "revokedAt",
@@ -25,7 +26,7 @@ struct LabCredentialList: Encodable {
             createdAt = Date.iso8601(summary.createdAt)
             state = summary.revokedAt == nil ? "active" : "revoked"
             revokedAt = JSONNullable(summary.revokedAt.map(Date.iso8601))
-            lastUsed = JSONNullable(summary.lastUsedDay.map { String(Date.iso8601($0 * 86_400).prefix(10)) })
+            lastUsed = JSONNullable(summary.lastUsedDay.map { StatisticsDay(number: $0).description })
         }
     }
 

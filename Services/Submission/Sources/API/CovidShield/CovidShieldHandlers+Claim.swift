@@ -48,7 +48,7 @@ extension CovidShieldHandlers {
             let pair = try CryptoBox.keyPair(using: environment.random)
             let stored = CovidShieldKeyPairStore.NewPair(
                 publicKey: pair.publicKey,
-                sealedSecretKey: try sealer.seal(pair.secretKey, publicKey: pair.publicKey),
+                sealedSecretKey: try sealer.seal(pair.secretKey, belongingTo: pair.publicKey),
                 region: region,
                 validUntil: CovidShieldKeyPairPolicy.validUntil(issuedAt: issuedAt)
             )

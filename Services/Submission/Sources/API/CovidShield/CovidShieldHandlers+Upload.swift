@@ -45,7 +45,7 @@ extension CovidShieldHandlers {
                 throw CovidShieldUploadRejection.unknownKeyPair
             }
             pair = live
-            secretKey = try sealer.open(live.sealedSecretKey, publicKey: sealed.serverPublicKey)
+            secretKey = try sealer.open(live.sealedSecretKey, belongingTo: sealed.serverPublicKey)
         } catch let rejection as CovidShieldUploadRejection {
             throw rejection
         } catch {

@@ -16,7 +16,7 @@ struct CovidShieldHandlers: CovidShieldAPI.APIProtocol {
     let keyPairs: CovidShieldKeyPairStore
     let keys: DiagnosisKeyStore
     let codes: OneTimeCodes
-    let sealer: CovidShieldSecretSealer
+    let sealer: SecretSealer
     let retrieval: CovidShieldRetrievalRules
     let keyRules = CovidShieldKeyRules()
     let metrics: CovidShieldMetrics

@@ -1,0 +1,31 @@
+extension SigningKeyTexts {
+    public static let english = SigningKeyTexts(
+        navigation: "Signing keys",
+        title: "Signing keys of your health authority",
+        titleNational: "Signing keys of the health authorities",
+        intro: "Your health authority's signing key signs the verification certificates with which phones upload their keys after a positive test. The newest version signs; older versions stay published, so that what they signed still verifies, until you retire them. The private half never leaves the verification service and is kept sealed.",
+        introNational: "Each health authority's supervisors make and retire their authority's signing keys. This list shows every authority's versions, to read.",
+        publishedAt: "Key servers find the live public keys at {path} on the app address of the verification service.",
+        columnKey: "Key",
+        columnAuthority: "Health authority",
+        columnState: "State",
+        columnCreated: "Created",
+        columnRetired: "Retired",
+        columnActions: "Action",
+        stateActive: "signs",
+        statePublished: "published",
+        stateRetired: "retired",
+        retireButton: "Retire",
+        nothing: "No signing key has been made yet.",
+        rotateHeading: "Make a new version",
+        rotateHint: "The new version signs from now on. Retire the previous one once what it signed has expired, or at once if its private half may have leaked.",
+        rotateButton: "Make a new version",
+        createdNotice: "{key} signs from now on.",
+        retiredNotice: "{key} is retired: it is no longer published and its private half is erased.",
+        refusedUnavailable: "This installation cannot make signing keys: its operator has not set SIGNING_KEY_ENCRYPTION_KEY.",
+        refusedActive: "The version that signs cannot be retired. Make a new version first.",
+        refusedUnknown: "Your health authority has no live signing key of this name.",
+        actionCreated: "Signing key made",
+        actionRetired: "Signing key retired"
+    )
+}

@@ -1,0 +1,31 @@
+extension SigningKeyTexts {
+    public static let french = SigningKeyTexts(
+        navigation: "Clés de signature",
+        title: "Clés de signature de votre autorité",
+        titleNational: "Clés de signature des autorités sanitaires",
+        intro: "La clé de signature de votre autorité signe les certificats de vérification avec lesquels les téléphones envoient leurs clés après un test positif. La version la plus récente signe ; les versions plus anciennes restent publiées, pour que ce qu'elles ont signé reste vérifiable, jusqu'à ce que vous les retiriez. La partie privée ne quitte jamais le service de vérification et y est gardée scellée.",
+        introNational: "Les superviseurs de chaque autorité créent et retirent les clés de signature de leur autorité. Cette liste montre les versions de toutes les autorités, en lecture.",
+        publishedAt: "Les serveurs de clés trouvent les clés publiques en vigueur à {path} sur l'adresse des applications du service de vérification.",
+        columnKey: "Clé",
+        columnAuthority: "Autorité sanitaire",
+        columnState: "État",
+        columnCreated: "Créée",
+        columnRetired: "Retirée",
+        columnActions: "Action",
+        stateActive: "signe",
+        statePublished: "publiée",
+        stateRetired: "retirée",
+        retireButton: "Retirer",
+        nothing: "Aucune clé de signature n'a encore été créée.",
+        rotateHeading: "Créer une nouvelle version",
+        rotateHint: "La nouvelle version signe dès maintenant. Retirez la précédente quand ce qu'elle a signé a expiré, ou tout de suite si sa partie privée a pu fuiter.",
+        rotateButton: "Créer une nouvelle version",
+        createdNotice: "{key} signe dès maintenant.",
+        retiredNotice: "{key} est retirée : elle n'est plus publiée et sa partie privée est effacée.",
+        refusedUnavailable: "Cette installation ne peut pas créer de clés de signature : son exploitant n'a pas défini SIGNING_KEY_ENCRYPTION_KEY.",
+        refusedActive: "La version qui signe ne peut pas être retirée. Créez d'abord une nouvelle version.",
+        refusedUnknown: "Votre autorité n'a aucune clé de signature en vigueur de ce nom.",
+        actionCreated: "Clé de signature créée",
+        actionRetired: "Clé de signature retirée"
+    )
+}

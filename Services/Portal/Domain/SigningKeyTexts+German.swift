@@ -1,0 +1,31 @@
+extension SigningKeyTexts {
+    public static let german = SigningKeyTexts(
+        navigation: "Signaturschlüssel",
+        title: "Signaturschlüssel Ihrer Behörde",
+        titleNational: "Signaturschlüssel der Gesundheitsbehörden",
+        intro: "Der Signaturschlüssel Ihrer Behörde signiert die Verifikationszertifikate, mit denen Telefone nach einem positiven Test ihre Schlüssel hochladen. Die neueste Version signiert; ältere Versionen bleiben veröffentlicht, damit das von ihnen Signierte weiter geprüft werden kann, bis Sie sie zurückziehen. Der private Teil verlässt den Verifikationsdienst nie und wird versiegelt aufbewahrt.",
+        introNational: "Die Vorgesetzten jeder Behörde erzeugen und ziehen die Signaturschlüssel ihrer Behörde zurück. Diese Liste zeigt die Versionen aller Behörden zum Lesen.",
+        publishedAt: "Schlüsselserver finden die gültigen öffentlichen Schlüssel unter {path} auf der App-Adresse des Verifikationsdienstes.",
+        columnKey: "Schlüssel",
+        columnAuthority: "Behörde",
+        columnState: "Zustand",
+        columnCreated: "Erzeugt",
+        columnRetired: "Zurückgezogen",
+        columnActions: "Aktion",
+        stateActive: "signiert",
+        statePublished: "veröffentlicht",
+        stateRetired: "zurückgezogen",
+        retireButton: "Zurückziehen",
+        nothing: "Es wurde noch kein Signaturschlüssel erzeugt.",
+        rotateHeading: "Neue Version erzeugen",
+        rotateHint: "Die neue Version signiert ab sofort. Ziehen Sie die vorige zurück, sobald das von ihr Signierte abgelaufen ist, oder sofort, wenn ihr privater Teil bekannt geworden sein kann.",
+        rotateButton: "Neue Version erzeugen",
+        createdNotice: "{key} signiert ab sofort.",
+        retiredNotice: "{key} ist zurückgezogen: Er wird nicht mehr veröffentlicht, sein privater Teil ist gelöscht.",
+        refusedUnavailable: "Diese Installation kann keine Signaturschlüssel erzeugen: Ihr Betrieb hat SIGNING_KEY_ENCRYPTION_KEY nicht gesetzt.",
+        refusedActive: "Die signierende Version kann nicht zurückgezogen werden. Erzeugen Sie zuerst eine neue Version.",
+        refusedUnknown: "Ihre Behörde hat keinen gültigen Signaturschlüssel dieses Namens.",
+        actionCreated: "Signaturschlüssel erzeugt",
+        actionRetired: "Signaturschlüssel zurückgezogen"
+    )
+}

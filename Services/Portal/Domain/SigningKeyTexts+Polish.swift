@@ -1,0 +1,31 @@
+extension SigningKeyTexts {
+    public static let polish = SigningKeyTexts(
+        navigation: "Klucze podpisu",
+        title: "Klucze podpisu Twojego urzędu",
+        titleNational: "Klucze podpisu urzędów",
+        intro: "Klucz podpisu Twojego urzędu podpisuje certyfikaty weryfikacji, z którymi telefony wysyłają swoje klucze po pozytywnym teście. Podpisuje najnowsza wersja; starsze wersje pozostają opublikowane, aby to, co podpisały, dało się nadal sprawdzić, dopóki ich nie wycofasz. Część prywatna nigdy nie opuszcza usługi weryfikacji i jest przechowywana zapieczętowana.",
+        introNational: "Przełożeni każdego urzędu tworzą i wycofują klucze podpisu swojego urzędu. Ta lista pokazuje wersje wszystkich urzędów, do odczytu.",
+        publishedAt: "Serwery kluczy znajdują ważne klucze publiczne pod {path} na adresie aplikacji usługi weryfikacji.",
+        columnKey: "Klucz",
+        columnAuthority: "Urząd",
+        columnState: "Stan",
+        columnCreated: "Utworzony",
+        columnRetired: "Wycofany",
+        columnActions: "Działanie",
+        stateActive: "podpisuje",
+        statePublished: "opublikowany",
+        stateRetired: "wycofany",
+        retireButton: "Wycofaj",
+        nothing: "Nie utworzono jeszcze żadnego klucza podpisu.",
+        rotateHeading: "Utwórz nową wersję",
+        rotateHint: "Nowa wersja podpisuje od teraz. Wycofaj poprzednią, gdy to, co podpisała, wygaśnie, albo od razu, jeśli jej część prywatna mogła wyciec.",
+        rotateButton: "Utwórz nową wersję",
+        createdNotice: "{key} podpisuje od teraz.",
+        retiredNotice: "{key} jest wycofany: nie jest już publikowany, a jego część prywatna została usunięta.",
+        refusedUnavailable: "Ta instalacja nie może tworzyć kluczy podpisu: jej operator nie ustawił SIGNING_KEY_ENCRYPTION_KEY.",
+        refusedActive: "Wersji, która podpisuje, nie można wycofać. Najpierw utwórz nową wersję.",
+        refusedUnknown: "Twój urząd nie ma ważnego klucza podpisu o tej nazwie.",
+        actionCreated: "Utworzono klucz podpisu",
+        actionRetired: "Wycofano klucz podpisu"
+    )
+}
