@@ -342,6 +342,8 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
     ], dependencies: [
         "VerificationClient",
+        // The labs' credentials, for system administrators.
+        "TestResultClient",
         "ExposureStatistics",
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

@@ -21,6 +21,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     log "building portal-service and verification-service"
     swift build --product portal-service
     swift build --product verification-service
+    swift build --product testresult-service
     # The development keys the portal serves with (no service makes one).
     swift build --product exposure-suite
 fi

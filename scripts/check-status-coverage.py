@@ -67,6 +67,9 @@ PORTAL_ROUTES = {
     "GET /signing-keys": [200, 303, 403, 503],
     "POST /signing-keys": [200, 303, 403, 503],
     "POST /signing-keys/retire": [200, 303, 400, 403, 404, 409, 503],
+    "GET /labs": [200, 303, 403, 503],
+    "POST /labs": [200, 303, 400, 403, 503],
+    "POST /labs/revoke": [200, 303, 400, 403, 404, 503],
     "GET /codes": [200, 303, 400, 403, 503],
     "POST /codes/expire": [200, 303, 400, 403, 404, 409, 503],
 }

@@ -74,7 +74,10 @@ run verification.yaml "$VERIFICATION_INTERNAL" "${portal_operations[@]}" -H "X-S
 # The lab endpoints with the suite's development lab key, so that the fuzzer gets past authentication.
 lab_key=$(credential LAB_API_KEY)
 run testresult.yaml "$TESTRESULT" --include-tag lab -H "Authorization: Bearer $lab_key"
-run testresult.yaml "$TESTRESULT_INTERNAL" --include-tag internal -H "X-Service-Token: $(credential VERIFICATION_TO_TESTRESULT_TOKEN)"
+run testresult.yaml "$TESTRESULT_INTERNAL" --include-operation-id getAppResult --include-operation-id getAppResults \
+    -H "X-Service-Token: $(credential VERIFICATION_TO_TESTRESULT_TOKEN)"
+run testresult.yaml "$TESTRESULT_INTERNAL" --include-operation-id listLabCredentials --include-operation-id createLabCredential \
+    --include-operation-id revokeLabCredential -H "X-Service-Token: $(credential PORTAL_TO_TESTRESULT_TOKEN)"
 # schemathesis cannot generate protobuf bodies: submission gets the coverage phase (headers, sizes, missing and
 # malformed bodies); its payload rules are covered by the Swift tests.
 run submission.yaml "$SUBMISSION" --phases coverage

@@ -2,7 +2,7 @@ import ExposureCore
 import Verification
 
 /// One of the four services, as a stack starts them: in this order, because each calls only those before it
-/// (verification calls test-result; submission and the portal call verification).
+/// (verification and the portal call test-result; submission and the portal call verification).
 public enum StackMember: String, CaseIterable, Sendable, Comparable {
     case testResult = "testresult"
     case verification

@@ -4,6 +4,8 @@ public struct StackTokens: Sendable {
     public var submissionToVerification: String
     public var portalToVerification: String
     public var verificationToTestResult: String
+    /// The portal's at test-result, where system administrators administer the labs' credentials.
+    public var portalToTestResult: String
     /// Further callers every internal listener accepts, by name (tests calling as a service would).
     public var alsoAccepted: [String: String]
     /// The readers of the statistics APIs (`STATISTICS_API_TOKENS` of every counting service), by name; the portal
@@ -11,12 +13,13 @@ public struct StackTokens: Sendable {
     public var statisticsReaders: [String: String]
 
     public init(
-        submissionToVerification: String, portalToVerification: String, verificationToTestResult: String,
+        submissionToVerification: String, portalToVerification: String, verificationToTestResult: String, portalToTestResult: String,
         alsoAccepted: [String: String] = [:], statisticsReaders: [String: String] = [:]
     ) {
         self.submissionToVerification = submissionToVerification
         self.portalToVerification = portalToVerification
         self.verificationToTestResult = verificationToTestResult
+        self.portalToTestResult = portalToTestResult
         self.alsoAccepted = alsoAccepted
         self.statisticsReaders = statisticsReaders
     }
@@ -34,6 +37,7 @@ public struct StackTokens: Sendable {
         switch member {
         case .testResult:
             callers["verification"] = verificationToTestResult
+            callers["portal"] = portalToTestResult
         case .verification:
             callers["submission"] = submissionToVerification
             callers["portal"] = portalToVerification

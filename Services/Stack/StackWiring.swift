@@ -32,6 +32,8 @@ enum StackWiring {
         case .portal:
             if let verification = upstreams[.verification] { variables["VERIFICATION_URL"] = verification }
             variables["VERIFICATION_API_TOKEN"] = plan.tokens.portalToVerification
+            if let testResult = upstreams[.testResult] { variables["TESTRESULT_URL"] = testResult }
+            variables["TESTRESULT_API_TOKEN"] = plan.tokens.portalToTestResult
             if let token = plan.tokens.statisticsReaders["portal"] { variables["STATISTICS_API_TOKEN"] = token }
             for (source, url) in statistics { variables["\(source.environmentPrefix)_STATISTICS_URL"] = url }
         }

@@ -46,7 +46,8 @@ enum SuiteLauncher {
             databases: Dictionary(uniqueKeysWithValues: StackMember.allCases.map { ($0, layout.database($0.rawValue)) }),
             tokens: StackTokens(
                 submissionToVerification: tokens.submissionToVerification, portalToVerification: tokens.portalToVerification,
-                verificationToTestResult: tokens.verificationToTestResult, statisticsReaders: ["portal": tokens.portalStatistics]
+                verificationToTestResult: tokens.verificationToTestResult, portalToTestResult: tokens.portalToTestResult,
+                statisticsReaders: ["portal": tokens.portalStatistics]
             ),
             dataDirectory: layout.dataDirectory.path,
             bindHost: layout.bindHost,

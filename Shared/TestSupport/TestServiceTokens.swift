@@ -8,6 +8,7 @@ public enum TestServiceTokens {
     public static let submission = "test-token-submission-to-verification-0001"
     public static let portal = "test-token-portal-to-verification-00000001"
     public static let verification = "test-token-verification-to-testresult-001"
+    public static let portalToTestResult = "test-token-portal-to-testresult-0000000001"
     /// What a test itself presents when it calls an internal listener as a service would.
     public static let tests = "test-token-of-the-tests-themselves-00000001"
     /// The portal's and the tests' tokens at the statistics APIs (`STATISTICS_API_TOKENS`).
@@ -17,6 +18,7 @@ public enum TestServiceTokens {
     /// The token of the service that calls `path` on an internal listener (`CallerPermissions`), so that a test calls
     /// each route as the service it stands in for; the tests' own token for any other path.
     public static func token(forInternalPath path: String) -> String {
+        if CallerPermissions.testResult.callers(of: path).first == CallerPermissions.Caller.portal { return portalToTestResult }
         let callers = CallerPermissions.verification.callers(of: path) + CallerPermissions.testResult.callers(of: path)
         switch callers.first {
         case CallerPermissions.Caller.submission: return submission
@@ -26,8 +28,9 @@ public enum TestServiceTokens {
         }
     }
 
-    /// `INTERNAL_API_TOKENS` naming every caller above.
-    public static let internalAPITokens = "submission=\(submission),portal=\(portal),verification=\(verification),tests=\(tests)"
+    /// `INTERNAL_API_TOKENS` naming every caller above (the portal's second token under a name of its service).
+    public static let internalAPITokens =
+        "submission=\(submission),portal=\(portal),portal-testresult=\(portalToTestResult),verification=\(verification),tests=\(tests)"
 
     /// What `TestServices.settings` puts under a test's own settings: the tokens, every family on, and the keys the
     /// services need to serve (the stack's development keys, made once per test process in a private folder).

@@ -11,7 +11,8 @@ public enum TestStack {
     /// accepts the tests' own token.
     public static let tokens = StackTokens(
         submissionToVerification: TestServiceTokens.submission, portalToVerification: TestServiceTokens.portal,
-        verificationToTestResult: TestServiceTokens.verification, alsoAccepted: ["tests": TestServiceTokens.tests],
+        verificationToTestResult: TestServiceTokens.verification, portalToTestResult: TestServiceTokens.portalToTestResult,
+        alsoAccepted: ["tests": TestServiceTokens.tests],
         statisticsReaders: ["portal": TestServiceTokens.portalStatistics, "tests": TestServiceTokens.statisticsReader]
     )
 

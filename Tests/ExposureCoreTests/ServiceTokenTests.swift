@@ -84,7 +84,10 @@ import Testing
         #expect(CallerPermissions.verification.callers(of: "/version/v1/tans/reserve") == [Caller.submission])
         #expect(CallerPermissions.verification.callers(of: "/version/v1/codes/redeem") == [Caller.submission])
         #expect(CallerPermissions.verification.routes[Caller.verification] == nil)
-        #expect(CallerPermissions.testResult.routes.keys.sorted() == [Caller.verification])
+        #expect(CallerPermissions.testResult.routes.keys.sorted() == [Caller.portal, Caller.verification])
+        #expect(CallerPermissions.testResult.routes[Caller.portal] == ["/version/v1/lab-credentials", "/version/v1/lab-credentials/{labId}/{fingerprint}"])
+        #expect(CallerPermissions.testResult.callers(of: "/api/v1/app/result") == [Caller.verification])
+        #expect(CallerPermissions.testResult.callers(of: "/version/v1/lab-credentials/lab-1/abcdef012345") == [Caller.portal])
         // The second token of a rotation (docs/operations.md) is its service's; another name is nobody's.
         #expect(CallerPermissions.verification.allows("submission-next", path: "/version/v1/tans/reserve"))
         #expect(!CallerPermissions.verification.allows("submissionx", path: "/version/v1/tans/reserve"))

@@ -4,6 +4,7 @@ import ExposureTestSupport
 import Foundation
 import JWTKit
 @testable import Portal
+import TestResult
 @testable import Verification
 
 /// The real verification service and the portal on free ports, sharing one manual clock, with verification
@@ -22,6 +23,9 @@ struct PortalHarness {
     let `internal`: TestHTTPClient
     /// Verification's issuer listener, where health-authority systems issue codes with their issuer keys.
     let issuer: TestHTTPClient
+    /// Test-result's lab listener, where labs post with the keys system administrators create; nil unless the
+    /// harness runs test-result (`withTestResult`).
+    let lab: TestHTTPClient?
     let clock: ManualClock
     let database: Database
     /// Verification's, where its register of health authorities is.
@@ -34,12 +38,14 @@ struct PortalHarness {
         verification extraVerification: [String: String] = [:],
         oidc: TestOIDCProvider? = nil,
         proxy: AnswerDroppingProxy? = nil,
+        withTestResult: Bool = false,
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
         let clock = oidc?.clock ?? ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
         // With `proxy`, the portal reaches verification through it.
         let proxies = proxy.map { [StackMember.verification: $0] } ?? [:]
-        try await TestStack.withRunning([.verification, .portal], on: kind, clock: clock, proxies: proxies) { plan in
+        let members: [StackMember] = withTestResult ? [.testResult, .verification, .portal] : [.verification, .portal]
+        try await TestStack.withRunning(members, on: kind, clock: clock, proxies: proxies) { plan in
             // Verification trusts the portal's key (the stack hands it over) and, for OIDC tests, the provider's realm.
             if let oidc {
                 plan.trustedOfficerKeys = [
@@ -47,8 +53,8 @@ struct PortalHarness {
                 ]
                 plan.set(.portal, ["OIDC_ISSUER": oidc.issuer, "OIDC_CLIENT_ID": oidc.clientID, "OIDC_CLIENT_SECRET": oidc.clientSecret])
             }
-            // teleTAN issuance and registration never ask test-result.
-            plan.elsewhere[.testResult] = "http://127.0.0.1:1"
+            // teleTAN issuance and registration never ask test-result; the lab credentials page does.
+            if !withTestResult { plan.elsewhere[.testResult] = "http://127.0.0.1:1" }
             plan.set(.verification, ["TELETAN_HASH_KEYS": TestServices.teleTANHashKeys])
             plan.set(.verification, extraVerification)
             // A loaded CI machine (every suite's stacks at once on two cores) can keep verification from answering
@@ -69,6 +75,7 @@ struct PortalHarness {
                     app: stack.client(.verification, VerificationService.appListener),
                     internal: stack.client(.verification, VerificationService.internalListener),
                     issuer: stack.client(.verification, VerificationService.issuerListener),
+                    lab: withTestResult ? stack.client(.testResult, TestResultService.labListener) : nil,
                     clock: clock,
                     database: database,
                     verificationDatabase: verificationDatabase,

@@ -262,7 +262,7 @@ import Testing
             try #require(try await h.post(results: [["id": TestResultHarness.guid(8), "result": 2]]).status == 204)
             let bare = TestHTTPClient(port: h.internal.port)
             var forbidden: [TestResponse] = []
-            for token in [TestServiceTokens.submission, TestServiceTokens.portal, TestServiceTokens.tests] {
+            for token in [TestServiceTokens.submission, TestServiceTokens.portal, TestServiceTokens.portalToTestResult, TestServiceTokens.tests] {
                 let headers = [(ServiceTokens.header, token)]
                 forbidden.append(try await bare.postJSON("/api/v1/app/result", ["id": TestResultHarness.guid(8)], headers: headers))
                 forbidden.append(try await bare.postJSON("/api/v1/app/results", ["ids": [TestResultHarness.guid(8)]], headers: headers))

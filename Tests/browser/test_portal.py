@@ -5,7 +5,8 @@ officer administration with the keyboard alone: a supervisor sets up two-factor 
 from the key on the page), adds an officer, who signs in with the temporary password and must choose their own before
 anything else, and the supervisor signs in again with a recovery code.
 
-It runs the real executables built by `swift build` (`.build/debug/portal-service` and `verification-service`,
+It runs the real executables built by `swift build` (`.build/debug/portal-service`, `verification-service` and
+`testresult-service`,
 or `BUILD_DIR`) on free ports, with SQLite files in a temporary directory. Run it with `scripts/browser-test.sh`,
 with `python3 Tests/browser/test_portal.py`, or with pytest.
 
@@ -73,7 +74,8 @@ def post_json(url, body, headers):
 
 
 class Services:
-    """verification-service and portal-service as child processes, each with its own SQLite file and log."""
+    """verification-service, test-result-service and portal-service as child processes, each with its own SQLite file
+    and log."""
 
     def __init__(self, workdir):
         self.workdir = workdir
@@ -85,6 +87,18 @@ class Services:
         token = secrets.token_hex(32)
         statistics_token = secrets.token_hex(32)
         self.verification_management_port = free_port()
+        # Test-result, for the system administrators' lab credentials page: the portal's own token there.
+        self.lab_port, self.testresult_internal_port = free_port(), free_port()
+        testresult_token = secrets.token_hex(32)
+        self.testresult_env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite://{workdir}/testresult.db",
+            "PORT": str(self.lab_port),
+            "INTERNAL_PORT": str(self.testresult_internal_port),
+            "MANAGEMENT_PORT": str(free_port()),
+            "BIND_HOST": "127.0.0.1",
+            "INTERNAL_API_TOKENS": f"portal={testresult_token}",
+        }
         data_dir = os.path.join(workdir, "portal-data")
         self.portal_env = {
             **os.environ,
@@ -98,6 +112,8 @@ class Services:
             "HEALTH_AUTHORITIES": "1.08.2.12.=Gesundheitsamt Heidelberg,1.11.0.01.=Gesundheitsamt Berlin-Mitte",
             "BCRYPT_COST": "10",
             "STATISTICS_API_TOKEN": statistics_token,
+            "TESTRESULT_URL": f"http://127.0.0.1:{self.testresult_internal_port}",
+            "TESTRESULT_API_TOKEN": testresult_token,
             "VERIFICATION_STATISTICS_URL": f"http://127.0.0.1:{self.verification_management_port}",
         }
         # No service makes a key: the suite's development keys, as the compose file's `keys` service makes them; the
@@ -145,6 +161,7 @@ class Services:
         wait_until_live(health_url, process, log)
 
     def __enter__(self):
+        self.start("testresult-service", self.testresult_env, f"http://127.0.0.1:{self.lab_port}/health/live")
         self.start("verification-service", self.verification_env, f"http://127.0.0.1:{self.app_port}/health/live")
         self.start("portal-service", self.portal_env, f"http://127.0.0.1:{self.portal_management_port}/health/ready")
         return self
@@ -502,6 +519,23 @@ def test_officer_administration_with_the_keyboard():
                 assert not browser.find_elements(By.ID, "make-signing-key") and not browser.find_elements(By.ID, "retire-default-v2")
                 accessibility.audit(browser, "the national signing keys page")
                 print("system administrator read every authority's signing keys")
+                # A lab's API key, with the keyboard: shown once, then listed by its fingerprint, and revoked.
+                keys.activate("nav-labs")
+                wait.until(EC.presence_of_element_located((By.ID, "add-lab-key")))
+                accessibility.audit(browser, "the lab credentials page")
+                keys.type_into("new-lab-id", "lab-hamburg")
+                keys.activate("create-lab-key")
+                lab_key = wait.until(EC.visibility_of_element_located((By.ID, "lab-key"))).text.strip()
+                assert re.match(r"^lab_[A-Za-z0-9_-]{43}$", lab_key), lab_key
+                accessibility.audit(browser, "a lab key shown once")
+                keys.activate("back-to-labs")
+                wait.until(EC.presence_of_element_located((By.ID, "lab-credentials")))
+                assert lab_key not in browser.page_source
+                fingerprint = hashlib.sha256(lab_key.encode()).hexdigest()[:12]
+                keys.activate("revoke-" + fingerprint)
+                wait.until(EC.text_to_be_present_in_element((By.ID, "notice"), fingerprint))
+                assert "revoked" in browser.find_element(By.ID, "credential-" + fingerprint).get_attribute("class")
+                print("system administrator created a lab's API key, saw it once and revoked it")
                 keys.activate("nav-audit")
                 wait.until(EC.presence_of_element_located((By.ID, "audit-filter")))
                 rows = browser.find_element(By.ID, "audit").text

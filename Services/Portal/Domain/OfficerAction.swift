@@ -28,6 +28,10 @@ public enum OfficerAction: String, Sendable, CaseIterable {
     case signingKeyCreated = "signing_key_created"
     /// A supervisor retired a version of their authority's signing key (target: its key id).
     case signingKeyRetired = "signing_key_retired"
+    /// A system administrator created an API key for a lab (target: the lab's id; detail: the key's fingerprint).
+    case labCredentialCreated = "lab_credential_created"
+    /// A system administrator revoked a lab's credential (target: the lab's id; detail: its fingerprint).
+    case labCredentialRevoked = "lab_credential_revoked"
 
     /// The audit page's name for the teleTAN and one-time code requests of `portal_audit_log`, which it shows beside
     /// the administration's rows.

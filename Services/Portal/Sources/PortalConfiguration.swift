@@ -17,6 +17,12 @@ public struct PortalConfiguration: Sendable {
     /// The portal's token at verification's internal listener (`VERIFICATION_API_TOKEN`, required to serve).
     public var verificationToken: String?
     public var verificationPolicy: DownstreamPolicy
+    /// The test-result service's internal listener (`TESTRESULT_URL`, default `http://localhost:8021`), where system
+    /// administrators administer the labs' credentials.
+    public var testResultURL: URL
+    /// The portal's token there (`TESTRESULT_API_TOKEN`); without it the lab credentials page says they are
+    /// administered with `testresult-service labs`. Calls use `VERIFICATION_TIMEOUT` and `VERIFICATION_ATTEMPTS`.
+    public var testResultToken: String?
     /// The PEM P-256 private key signing officers' tokens (`PORTAL_SIGNING_KEY_FILE`, required to serve).
     public var signingKeyFile: String?
     /// The `iss` of the portal's own officer tokens (`PORTAL_TOKEN_ISSUER`).
@@ -77,6 +83,8 @@ public struct PortalConfiguration: Sendable {
         verificationURL = try settings.url("VERIFICATION_URL", default: "http://localhost:8011")
         statistics = try PortalStatisticsSettings(settings)
         verificationToken = try ServiceTokens.callerToken(settings, variable: "VERIFICATION_API_TOKEN")
+        testResultURL = try settings.url("TESTRESULT_URL", default: "http://localhost:8021")
+        testResultToken = try ServiceTokens.callerToken(settings, variable: "TESTRESULT_API_TOKEN")
         verificationPolicy = DownstreamPolicy(
             timeout: try settings.duration("VERIFICATION_TIMEOUT", default: .seconds(5), minimum: .milliseconds(10)),
             // A retry only follows a failed connection or a proxy's 502/503/504, never an answer of verification itself.

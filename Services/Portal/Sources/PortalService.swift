@@ -93,6 +93,9 @@ public enum PortalService {
                 baseURL: configuration.verificationURL, policy: configuration.verificationPolicy,
                 serviceToken: verificationToken, http: http, logger: logger
             ),
+            labCredentials: configuration.testResultToken.map { token in
+                LabCredentialRegister(baseURL: configuration.testResultURL, policy: configuration.verificationPolicy, serviceToken: token, http: http, logger: logger)
+            },
             maintenance: maintenance,
             settings: PortalSettingsStore(database: database),
             authorityCache: AuthorityCache(register: AuthorityRegister(

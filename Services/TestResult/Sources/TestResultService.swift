@@ -34,10 +34,13 @@ public enum TestResultService {
             service: name, figures: [TestResultAPI.labResultsReceived], database: database, settings: configuration.statistics,
             environment: environment
         )
+        let credentials = LabCredentialStore(database: database)
         let api = TestResultAPI(
             store: store,
+            credentials: credentials,
             validator: ResultBatchValidator(maxBatchSize: configuration.maxBatchSize),
             clock: environment.clock,
+            random: environment.random,
             tally: tally,
             statistics: statistics.counter,
             logger: logger
@@ -45,7 +48,7 @@ public enum TestResultService {
         let middlewares: [any ServerMiddleware] = [
             OpenAPIErrorMiddleware(logger: logger),
             LabAuthenticationMiddleware(
-                credentials: LabCredentialStore(database: database),
+                credentials: credentials,
                 certificatesFromTLS: configuration.labTLS?.requestClientCertificate == true,
                 clock: environment.clock
             ),
@@ -54,7 +57,7 @@ public enum TestResultService {
 
         let labRouter = StandardRouter.make(service: name, bodyLimit: .init(maxBytes: configuration.maxBodyBytes))
         try api.registerHandlers(
-            on: PathFilteredTransport(labRouter) { !$0.hasPrefix("/api/v1/app/") },
+            on: PathFilteredTransport(labRouter) { !CallerPermissions.testResult.paths.contains($0) },
             configuration: StandardRouter.openAPIConfiguration,
             middlewares: middlewares
         )

@@ -98,8 +98,10 @@ extension CallerPermissions {
         ],
     ])
 
-    /// Test-result's internal listener: verification looks up results for the phones' polls.
+    /// Test-result's internal listener: verification looks up results for the phones' polls; the portal administers
+    /// the labs' credentials for system administrators.
     public static let testResult = CallerPermissions([
         Caller.verification: ["/api/v1/app/result", "/api/v1/app/results"],
+        Caller.portal: ["/version/v1/lab-credentials", "/version/v1/lab-credentials/{labId}/{fingerprint}"],
     ])
 }

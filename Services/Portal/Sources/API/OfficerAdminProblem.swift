@@ -82,9 +82,11 @@ enum SupervisorPage: String, Equatable {
     case maintenance
     case issuers
     case signingKeys = "signing-keys"
+    /// The labs' credentials: national, for system administrators only.
+    case labs
 
     /// A supervisor sees their own authority's rows here.
-    var isForSupervisors: Bool { self != .authorities && self != .maintenance }
+    var isForSupervisors: Bool { self != .authorities && self != .maintenance && self != .labs }
 
     /// A system administrator sees every authority's rows here (officers and issuer keys are administered by their
     /// authority's supervisors; a system administrator appoints an authority's first supervisor on the authorities

@@ -66,6 +66,7 @@ struct PageRenderer: Sendable {
                     context["navAuthorities"] = language.administratorTexts.navigation
                     context["navMaintenance"] = language.administratorTexts.maintenanceNavigation
                     context["navSigningKeys"] = language.signingKeyTexts.navigation
+                    context["navLabs"] = language.labCredentialTexts.navigation
                 } else if session.officer.isSupervisor {
                     context["supervisor"] = true
                     context["navIssuers"] = language.issuerKeyTexts.navigation

@@ -105,6 +105,8 @@ extension PortalWeb {
         case .issuerKeyRevoked: language.issuerKeyTexts.actionRevoked
         case .signingKeyCreated: language.signingKeyTexts.actionCreated
         case .signingKeyRetired: language.signingKeyTexts.actionRetired
+        case .labCredentialCreated: language.labCredentialTexts.actionCreated
+        case .labCredentialRevoked: language.labCredentialTexts.actionRevoked
         case nil: action == OfficerAction.issuance ? a.actionIssue : action
         }
     }

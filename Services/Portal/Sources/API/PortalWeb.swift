@@ -10,7 +10,7 @@ import PortalDomain
 /// `+Password` (an officer's own password), `+TwoFactor` (TOTP set-up and the code after the password), `+Officers`
 /// (administration by supervisors), `+Authorities` (health authorities, for system administrators), `+Maintenance`
 /// (their switch), `+IssuerKeys` (supervisors' keys for their systems), `+SigningKeys` (their authority's key for
-/// verification certificates), `+Codes` (code status), `+Audit` (the audit
+/// verification certificates), `+LabCredentials` (the labs' keys, for system administrators), `+Codes` (code status), `+Audit` (the audit
 /// page), `+Statistics` (supervisors' charts and downloads), `+Static`.
 struct PortalWeb: Sendable {
     let configuration: PortalConfiguration
@@ -40,6 +40,9 @@ struct PortalWeb: Sendable {
     let issuerKeys: IssuerKeyRegister
     /// The authorities' signing keys at verification, for supervisors and system administrators (`+SigningKeys`).
     let signingKeys: SigningKeyRegister
+    /// The labs' credentials at test-result, for system administrators (`+LabCredentials`); nil without
+    /// `TESTRESULT_API_TOKEN`.
+    let labCredentials: LabCredentialRegister?
     /// Whether the portal is in maintenance (the setting, or a system administrator's switch in `settings`).
     let maintenance: MaintenanceState
     let settings: PortalSettingsStore
@@ -95,6 +98,9 @@ struct PortalWeb: Sendable {
         router.get("/signing-keys") { request, _ in try await self.signingKeysPage(request) }
         router.post("/signing-keys") { request, _ in try await self.rotateSigningKey(request) }
         router.post("/signing-keys/retire") { request, _ in try await self.retireSigningKey(request) }
+        router.get("/labs") { request, _ in try await self.labCredentialsPage(request) }
+        router.post("/labs") { request, _ in try await self.createLabCredential(request) }
+        router.post("/labs/revoke") { request, _ in try await self.revokeLabCredential(request) }
         router.get("/codes") { request, _ in try await self.codesPage(request) }
         router.post("/codes/expire") { request, _ in try await self.expireCode(request) }
         router.get("/language") { request, _ in try self.chooseLanguage(request) }

@@ -9,8 +9,12 @@ import TestResultDomain
 /// The handlers of `openapi/testresult.yaml`: validation and storage rules live in `Domain/` and `Storage/`.
 struct TestResultAPI: APIProtocol {
     let store: TestResultStore
+    /// The labs' credentials, for the portal (`+LabCredentials`).
+    let credentials: LabCredentialStore
     let validator: ResultBatchValidator
     let clock: any WallClock
+    /// Makes new lab API keys.
+    let random: any RandomSource
     /// Lookups by outcome, published per finished hour only: a found result is a real poll, an unknown id most
     /// often a fake one's decoy, so a counter that moved per lookup would tell the two apart.
     let tally: HourlyTally

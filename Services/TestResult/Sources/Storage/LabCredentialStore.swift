@@ -11,6 +11,9 @@ public enum LabCredentialKind: String, Sendable {
 }
 
 public struct LabCredentialSummary: Sendable, Equatable {
+    /// How many hexadecimal characters of a credential's hash name it in lists.
+    public static let fingerprintLength = 12
+
     public let labID: String
     public let kind: LabCredentialKind
     public let createdAt: Int64
@@ -69,7 +72,7 @@ public struct LabCredentialStore: Sendable {
                     kind: LabCredentialKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .apiKey,
                     createdAt: try row.decode(column: "created_at", as: Int64.self),
                     revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
-                    fingerprint: String(try row.decode(column: "key_hash", as: String.self).prefix(12)),
+                    fingerprint: String(try row.decode(column: "key_hash", as: String.self).prefix(LabCredentialSummary.fingerprintLength)),
                     lastUsedDay: try row.decode(column: "last_used_day", as: Int64?.self)
                 )
             }

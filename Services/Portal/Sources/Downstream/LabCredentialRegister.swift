@@ -1,0 +1,108 @@
+import ExposureCore
+import Foundation
+import Logging
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+import PortalDomain
+import TestResultClient
+
+/// The labs' credentials, as test-result keeps them (`/version/v1/lab-credentials`): listed, created and revoked with
+/// the portal's own service token. They are national: the portal lets system administrators only reach them, and
+/// test-result lets no other caller's token reach these routes.
+public struct LabCredentialRegister: Sendable {
+    public enum Result<Value: Sendable & Equatable>: Sendable, Equatable {
+        case done(Value)
+        /// 404 `unknown_credential`: the lab has no active credential of this fingerprint.
+        case unknown
+        /// 400: test-result's error code (`invalid_lab_id`, `invalid_fingerprint`).
+        case invalid(String)
+        /// Test-result could not be reached, refused the portal's token, or failed.
+        case unavailable
+    }
+
+    /// A credential just made, and its API key, which is never answered again.
+    public struct CreatedCredential: Sendable, Equatable {
+        public let credential: LabCredentialRecord
+        public let apiKey: String
+    }
+
+    private let client: Client
+    private let logger: Logger
+
+    public init(baseURL: URL, policy: DownstreamPolicy, serviceToken: String, http: DownstreamHTTPClient, logger: Logger) {
+        client = Client.testResult(
+            baseURL: baseURL, transport: http.transport(timeout: policy.timeout),
+            middlewares: ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
+        )
+        self.logger = logger
+    }
+
+    public func list() async -> Result<[LabCredentialRecord]> {
+        await perform("list lab credentials") {
+            switch try await client.listLabCredentials() {
+            case .ok(let ok): .done(try ok.body.json.credentials.map(Self.record))
+            case .unauthorized, .forbidden: refusedToken("list lab credentials")
+            case .internalServerError: .unavailable
+            case .undocumented(let status, _): undocumented(status, "list lab credentials")
+            }
+        }
+    }
+
+    /// A new API key for `labID`: its first, or the next of a rotation.
+    public func create(labID: String) async -> Result<CreatedCredential> {
+        await perform("create a lab credential") {
+            switch try await client.createLabCredential(body: .json(.init(labId: labID))) {
+            case .created(let created):
+                let answer = try created.body.json
+                return .done(CreatedCredential(credential: Self.record(answer.credential), apiKey: answer.apiKey))
+            case .badRequest(let bad): return .invalid((try? bad.body.json.error) ?? "invalid_lab_id")
+            case .unauthorized, .forbidden, .contentTooLarge, .unsupportedMediaType: return refusedToken("create a lab credential")
+            case .internalServerError: return .unavailable
+            case .undocumented(let status, _): return undocumented(status, "create a lab credential")
+            }
+        }
+    }
+
+    public func revoke(labID: String, fingerprint: String) async -> Result<Bool> {
+        await perform("revoke a lab credential") {
+            switch try await client.revokeLabCredential(path: .init(labId: labID, fingerprint: fingerprint)) {
+            case .noContent: .done(true)
+            case .notFound: .unknown
+            case .badRequest(let bad): .invalid((try? bad.body.json.error) ?? "invalid_fingerprint")
+            case .unauthorized, .forbidden: refusedToken("revoke a lab credential")
+            case .internalServerError: .unavailable
+            case .undocumented(let status, _): undocumented(status, "revoke a lab credential")
+            }
+        }
+    }
+
+    /// Runs one call; what the contract does not answer (an unreachable service, a timeout) is logged and unavailable.
+    private func perform<Value>(_ what: String, _ call: () async throws -> Result<Value>) async -> Result<Value> {
+        do {
+            return try await call()
+        } catch {
+            logger.error("test-result could not be reached", metadata: [
+                "error": "\(type(of: error))", "operation": "\(what)",
+                "cause": "\((error as? ClientError).map { String(describing: $0.underlyingError) } ?? "-")",
+            ])
+            return .unavailable
+        }
+    }
+
+    private func refusedToken<Value>(_ what: String) -> Result<Value> {
+        logger.error("test-result refused the portal's token; its INTERNAL_API_TOKENS must name it portal (TESTRESULT_API_TOKEN)", metadata: ["operation": "\(what)"])
+        return .unavailable
+    }
+
+    private func undocumented<Value>(_ status: Int, _ what: String) -> Result<Value> {
+        logger.error("test-result answered an undocumented status", metadata: ["status": "\(status)", "operation": "\(what)"])
+        return .unavailable
+    }
+
+    private static func record(_ credential: Components.Schemas.LabCredential) -> LabCredentialRecord {
+        LabCredentialRecord(
+            labID: credential.labId, isCertificate: credential.kind == .certificate, fingerprint: credential.fingerprint,
+            createdAt: credential.createdAt, revokedAt: credential.revokedAt, lastUsedDay: credential.lastUsedDay
+        )
+    }
+}
