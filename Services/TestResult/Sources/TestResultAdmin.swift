@@ -97,9 +97,7 @@ public enum TestResultAdmin {
 
     /// Creates a credential and returns its API key (shown once; only its hash is stored).
     public static func addLab(_ labID: String, store: LabCredentialStore, random: any RandomSource, now: Date) async throws -> String {
-        let key = LabAPIKey.generate(using: random)
-        try await store.add(labID: labID, keyHash: LabAPIKey.hash(key), now: now)
-        return key
+        try await store.createAPIKey(labID: labID, random: random, now: now).key
     }
 
     /// Creates a credential in the configured database (used by the all-in-one launcher on first start).

@@ -16,7 +16,7 @@ public struct LabCredentialRegister: Sendable {
         case unknown
         /// 400: test-result's error code (`invalid_lab_id`, `invalid_fingerprint`).
         case invalid(String)
-        /// Test-result could not be reached, refused the portal's token, or failed.
+        /// Test-result could not be reached, refused the portal's token (401, 403), or failed.
         case unavailable
     }
 
@@ -40,10 +40,11 @@ public struct LabCredentialRegister: Sendable {
     public func list() async -> Result<[LabCredentialRecord]> {
         await perform("list lab credentials") {
             switch try await client.listLabCredentials() {
-            case .ok(let ok): .done(try ok.body.json.credentials.map(Self.record))
-            case .unauthorized, .forbidden: refusedToken("list lab credentials")
-            case .internalServerError: .unavailable
-            case .undocumented(let status, _): undocumented(status, "list lab credentials")
+            case .ok(let ok): .outcome(.done(try ok.body.json.credentials.map(Self.record)))
+            case .unauthorized: .refused(.unavailable)
+            case .forbidden: .forbiddenCaller
+            case .internalServerError: .outcome(.unavailable)
+            case .undocumented(let status, _): .undocumented(status)
             }
         }
     }
@@ -54,11 +55,13 @@ public struct LabCredentialRegister: Sendable {
             switch try await client.createLabCredential(body: .json(.init(labId: labID))) {
             case .created(let created):
                 let answer = try created.body.json
-                return .done(CreatedCredential(credential: Self.record(answer.credential), apiKey: answer.apiKey))
-            case .badRequest(let bad): return .invalid((try? bad.body.json.error) ?? "invalid_lab_id")
-            case .unauthorized, .forbidden, .contentTooLarge, .unsupportedMediaType: return refusedToken("create a lab credential")
-            case .internalServerError: return .unavailable
-            case .undocumented(let status, _): return undocumented(status, "create a lab credential")
+                return .outcome(.done(CreatedCredential(credential: Self.record(answer.credential), apiKey: answer.apiKey)))
+            case .badRequest(let bad): return .outcome(.invalid((try? bad.body.json.error) ?? "invalid_lab_id"))
+            // The portal's small JSON body is never too large or of another type: a refusal of the request.
+            case .unauthorized, .contentTooLarge, .unsupportedMediaType: return .refused(.unavailable)
+            case .forbidden: return .forbiddenCaller
+            case .internalServerError: return .outcome(.unavailable)
+            case .undocumented(let status, _): return .undocumented(status)
             }
         }
     }
@@ -66,37 +69,20 @@ public struct LabCredentialRegister: Sendable {
     public func revoke(labID: String, fingerprint: String) async -> Result<Bool> {
         await perform("revoke a lab credential") {
             switch try await client.revokeLabCredential(path: .init(labId: labID, fingerprint: fingerprint)) {
-            case .noContent: .done(true)
-            case .notFound: .unknown
-            case .badRequest(let bad): .invalid((try? bad.body.json.error) ?? "invalid_fingerprint")
-            case .unauthorized, .forbidden: refusedToken("revoke a lab credential")
-            case .internalServerError: .unavailable
-            case .undocumented(let status, _): undocumented(status, "revoke a lab credential")
+            case .noContent: .outcome(.done(true))
+            case .notFound: .outcome(.unknown)
+            case .badRequest(let bad): .outcome(.invalid((try? bad.body.json.error) ?? "invalid_fingerprint"))
+            case .unauthorized: .refused(.unavailable)
+            case .forbidden: .forbiddenCaller
+            case .internalServerError: .outcome(.unavailable)
+            case .undocumented(let status, _): .undocumented(status)
             }
         }
     }
 
-    /// Runs one call; what the contract does not answer (an unreachable service, a timeout) is logged and unavailable.
-    private func perform<Value>(_ what: String, _ call: () async throws -> Result<Value>) async -> Result<Value> {
-        do {
-            return try await call()
-        } catch {
-            logger.error("test-result could not be reached", metadata: [
-                "error": "\(type(of: error))", "operation": "\(what)",
-                "cause": "\((error as? ClientError).map { String(describing: $0.underlyingError) } ?? "-")",
-            ])
-            return .unavailable
-        }
-    }
-
-    private func refusedToken<Value>(_ what: String) -> Result<Value> {
-        logger.error("test-result refused the portal's token; its INTERNAL_API_TOKENS must name it portal (TESTRESULT_API_TOKEN)", metadata: ["operation": "\(what)"])
-        return .unavailable
-    }
-
-    private func undocumented<Value>(_ status: Int, _ what: String) -> Result<Value> {
-        logger.error("test-result answered an undocumented status", metadata: ["status": "\(status)", "operation": "\(what)"])
-        return .unavailable
+    /// One call, settled as every call of another service's internal API is (`DownstreamAnswer.settle`).
+    private func perform<Value>(_ what: String, _ call: () async throws -> DownstreamAnswer<Result<Value>>) async -> Result<Value> {
+        await DownstreamAnswer.settle("test-result", doing: what, unavailable: .unavailable, logger: logger, call)
     }
 
     private static func record(_ credential: Components.Schemas.LabCredential) -> LabCredentialRecord {

@@ -11,15 +11,7 @@ import VerificationClient
 /// may not reach the route) is logged and ends as the caller's "unavailable".
 struct OfficerCall: Sendable {
     /// What an operation made of verification's answer, before the shared steps.
-    enum Answer<Outcome> {
-        /// The caller's own outcome.
-        case outcome(Outcome)
-        /// A refusal of the request or token (400, 401): the caller's outcome, logged as a warning.
-        case refused(Outcome)
-        /// Verification does not let this service's token reach the route (`INTERNAL_API_TOKENS` must name it portal).
-        case forbiddenCaller
-        case undocumented(Int)
-    }
+    typealias Answer = DownstreamAnswer
 
     private let baseURL: URL
     private let serviceToken: String
@@ -45,26 +37,6 @@ struct OfficerCall: Sendable {
             transport: transport,
             middlewares: [CredentialClientMiddleware.bearer(bearer)] + ServiceClients.middlewares(policy: policy, serviceToken: serviceToken, logger: logger)
         )
-        do {
-            switch try await operation(client) {
-            case .outcome(let outcome):
-                return outcome
-            case .refused(let outcome):
-                logger.warning("verification refused the request", metadata: ["operation": "\(what)"])
-                return outcome
-            case .forbiddenCaller:
-                logger.error("verification does not let this service's token reach the route; its INTERNAL_API_TOKENS must name it portal", metadata: ["operation": "\(what)"])
-                return unavailable
-            case .undocumented(let status):
-                logger.error("verification answered an undocumented status", metadata: ["status": "\(status)", "operation": "\(what)"])
-                return unavailable
-            }
-        } catch {
-            logger.error("verification could not be reached", metadata: [
-                "error": "\(type(of: error))", "operation": "\(what)",
-                "cause": "\((error as? ClientError).map { String(describing: $0.underlyingError) } ?? "-")",
-            ])
-            return unavailable
-        }
+        return await Answer.settle("verification", doing: what, unavailable: unavailable, logger: logger) { try await operation(client) }
     }
 }

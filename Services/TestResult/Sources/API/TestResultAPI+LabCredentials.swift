@@ -16,16 +16,9 @@ extension TestResultAPI {
     func createLabCredential(_ input: Operations.createLabCredential.Input) async throws -> Operations.createLabCredential.Output {
         guard case .json(let body) = input.body else { throw APIError.forStatus(.unsupportedMediaType) }
         guard LabAPIKey.isValidLabID(body.labId) else {
-            throw APIError.badRequest("A lab id has 1 to 64 letters, digits, '-', '_' or '.'.", code: "invalid_lab_id")
+            throw Self.invalidLabID
         }
-        let now = clock.now()
-        let key = LabAPIKey.generate(using: random)
-        let hash = LabAPIKey.hash(key)
-        try await credentials.add(labID: body.labId, keyHash: hash, now: now)
-        let created = LabCredentialSummary(
-            labID: body.labId, kind: .apiKey, createdAt: now.epochSeconds, revokedAt: nil, fingerprint: String(hash.prefix(LabCredentialSummary.fingerprintLength)),
-            lastUsedDay: nil
-        )
+        let (created, key) = try await credentials.createAPIKey(labID: body.labId, random: random, now: clock.now())
         logger.notice("lab credential created", metadata: ["lab": "\(body.labId)", "credential": "\(created.fingerprint)"])
         return .created(.init(body: .json(.init(credential: Self.schema(created), apiKey: key))))
     }
@@ -34,7 +27,7 @@ extension TestResultAPI {
         let labID = input.path.labId
         let fingerprint = input.path.fingerprint
         guard LabAPIKey.isValidLabID(labID) else {
-            throw APIError.badRequest("A lab id has 1 to 64 letters, digits, '-', '_' or '.'.", code: "invalid_lab_id")
+            throw Self.invalidLabID
         }
         guard fingerprint.utf8.count == LabCredentialSummary.fingerprintLength,
               fingerprint.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
@@ -47,6 +40,10 @@ extension TestResultAPI {
         }
         logger.notice("lab credential revoked", metadata: ["lab": "\(labID)", "credential": "\(fingerprint)"])
         return .noContent(.init())
+    }
+
+    private static var invalidLabID: APIError {
+        .badRequest("A lab id has 1 to 64 letters, digits, '-', '_' or '.'.", code: "invalid_lab_id")
     }
 
     /// A credential as the contract lists it.

@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import SQLKit
+import TestResultDomain
 
 /// How a lab proves who it is.
 public enum LabCredentialKind: String, Sendable {
@@ -40,6 +41,19 @@ public struct LabCredentialStore: Sendable {
                 VALUES (\(bind: keyHash), \(bind: labID), \(bind: now.epochSeconds), NULL, \(bind: kind.rawValue))
                 """).run()
         }
+    }
+
+    /// A new API key for `labID` (its first, or the next of a rotation): the key, answered once, and its row as
+    /// `list` shows it. Only the key's SHA-256 is stored.
+    public func createAPIKey(labID: String, random: any RandomSource, now: Date) async throws -> (summary: LabCredentialSummary, key: String) {
+        let key = LabAPIKey.generate(using: random)
+        let hash = LabAPIKey.hash(key)
+        try await add(labID: labID, keyHash: hash, now: now)
+        let summary = LabCredentialSummary(
+            labID: labID, kind: .apiKey, createdAt: now.epochSeconds, revokedAt: nil,
+            fingerprint: String(hash.prefix(LabCredentialSummary.fingerprintLength)), lastUsedDay: nil
+        )
+        return (summary, key)
     }
 
     /// The lab id of an active credential of that kind, or nil.
