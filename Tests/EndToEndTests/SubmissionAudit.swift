@@ -64,12 +64,22 @@ struct SubmissionAudit {
 
     /// Checks the databases against the answers, retries every failed submission with its own TAN, and returns
     /// what happened.
-    func audit(_ attempts: [SubmissionAttempt], retryDeadline: Duration = .seconds(40)) async throws -> Findings {
+    /// `recoveryDeadline`: how long the recovery rounds (every `RECOVERY_INTERVAL`) have to publish what was answered
+    /// 200 before a missing key counts.
+    func audit(_ attempts: [SubmissionAttempt], retryDeadline: Duration = .seconds(40), recoveryDeadline: Duration = .seconds(20)) async throws -> Findings {
         var findings = Findings()
         for attempt in attempts {
             findings.statuses[attempt.status ?? 0, default: 0] += 1
         }
-        let stored = try await storedKeyData()
+        // An upload answered 200 whose publishing step died with the server is published by the next recovery round
+        // (`PendingUploadRecovery`, docs/reliability.md), not at once: give the rounds time before judging.
+        let answered = Set(attempts.filter { $0.status == 200 }.flatMap(\.keyData))
+        var stored = try await storedKeyData()
+        let settled = ContinuousClock.now + recoveryDeadline
+        while !answered.isSubset(of: stored), ContinuousClock.now < settled {
+            try await Task.sleep(for: .milliseconds(500))
+            stored = try await storedKeyData()
+        }
         for attempt in attempts where attempt.status == 200 {
             findings.accepted += 1
             let missing = attempt.keyData.filter { !stored.contains($0) }
