@@ -24,14 +24,33 @@ import Testing
 
             let added = try await sam.administer("/authorities", [
                 ("id", "north"), ("name", "Gesundheitsamt Nord"), ("regions", "DE, DE"), ("family-cwa", "on"), ("per-hour", "5"), ("per-day", ""),
+                ("per-key-hour", "40"), ("per-key-day", ""),
             ], from: "/authorities")
             Covers.status(303, of: "POST /authorities", added)
             #expect(added.header("Location") == "/authorities?done=added&id=north")
             let list = try await sam.get("/authorities?done=added&id=north")
             let row = try #require(list.text.firstRange(of: #"id="authority-north""#).map { String(list.text[$0.lowerBound...].prefix(3000)) })
             #expect(row.contains("<td>Gesundheitsamt Nord</td>") && row.contains("<td>DE</td>"))
-            #expect(row.contains("<td>Corona-Warn-App (teleTANs)</td>") && row.contains("<td>5 an hour</td>"))
+            #expect(row.contains("<td>Corona-Warn-App (teleTANs)</td>") && row.contains("<td>5 an hour, 40 per issuer key an hour</td>"))
             #expect(list.text.contains(#"id="notice">north was added."#))
+            // The row's limits form shows the limits as they are, and replaces all four: an emptied field is none.
+            #expect(row.contains(#"id="limits-north-per-hour" name="per-hour" value="5""#))
+            #expect(row.contains(#"id="limits-north-per-key-hour" name="per-key-hour" value="40""#))
+            let limited = try await sam.administer("/authorities/limits", [
+                ("id", "north"), ("per-hour", ""), ("per-day", "300"), ("per-key-hour", "25"), ("per-key-day", ""),
+            ], from: "/authorities")
+            Covers.status(303, of: "POST /authorities/limits", limited)
+            #expect(limited.header("Location") == "/authorities?done=limits&id=north")
+            let relisted = try await sam.get("/authorities?done=limits&id=north")
+            #expect(relisted.text.contains("<td>300 a day, 25 per issuer key an hour</td>"))
+            #expect(relisted.text.contains(#"id="notice">The limits of north are changed."#))
+            Covers.status(400, of: "POST /authorities/limits", try await sam.administer("/authorities/limits", [
+                ("id", "north"), ("per-key-day", "10000001"),
+            ], from: "/authorities"), error: "invalid-limit")
+            Covers.status(404, of: "POST /authorities/limits", try await sam.administer("/authorities/limits", [
+                ("id", "west"), ("per-hour", "5"),
+            ], from: "/authorities"), error: "no-such-authority")
+            #expect(try await sam.get("/authorities").text.contains("<td>300 a day, 25 per issuer key an hour</td>"))
 
             let appointed = try await sam.administer("/authorities/supervisor", [("id", "north"), ("name", "nora")], from: "/authorities")
             Covers.status(200, of: "POST /authorities/supervisor", appointed)
@@ -66,6 +85,7 @@ import Testing
             #expect(rows.contains("sam authority_added north Gesundheitsamt Nord"))
             #expect(rows.contains("sam officer_added nora c19supervisor"))
             #expect(rows.contains("sam authority_disabled north -") && rows.contains("sam authority_enabled north -"))
+            #expect(rows.contains("sam authority_limits_changed north per-hour=- per-day=300 per-key-hour=25 per-key-day=-"))
             let audit = try await sam.get("/audit?action=authority_added")
             #expect(audit.status == 200 && audit.text.contains("Health authority added"))
         }
@@ -93,6 +113,8 @@ import Testing
                 (with("per-hour", "0"), "invalid-limit"),
                 (with("per-day", "ten"), "invalid-limit"),
                 (with("per-hour", "1000001"), "invalid-limit"),
+                (with("per-key-hour", "0"), "invalid-limit"),
+                (with("per-key-day", "10000001"), "invalid-limit"),
             ]
             for (fields, problem) in refusals {
                 let answer = try await add(fields)
@@ -138,6 +160,7 @@ import Testing
                 Covers.status(403, of: "POST /authorities", try await post("/authorities", [("id", "south"), ("name", "South"), ("family-cwa", "on")]), error: refused)
                 Covers.status(403, of: "POST /authorities/disable", try await post("/authorities/disable", [("id", "default")]), error: refused)
                 Covers.status(403, of: "POST /authorities/enable", try await post("/authorities/enable", [("id", "default")]), error: refused)
+                Covers.status(403, of: "POST /authorities/limits", try await post("/authorities/limits", [("id", "default"), ("per-hour", "1")]), error: refused)
                 Covers.status(403, of: "POST /authorities/supervisor", try await post("/authorities/supervisor", [("id", "default"), ("name", "mallory")]), error: refused)
             }
             // Nothing changed: no south, default enabled, no mallory, nothing recorded.
@@ -160,6 +183,7 @@ import Testing
             Covers.status(503, of: "POST /authorities", try await sam.post("/authorities", [("csrf", csrf), ("id", "east"), ("name", "East")]), error: "unavailable")
             Covers.status(503, of: "POST /authorities/disable", try await sam.post("/authorities/disable", [("csrf", csrf), ("id", "east")]), error: "unavailable")
             Covers.status(503, of: "POST /authorities/enable", try await sam.post("/authorities/enable", [("csrf", csrf), ("id", "east")]), error: "unavailable")
+            Covers.status(503, of: "POST /authorities/limits", try await sam.post("/authorities/limits", [("csrf", csrf), ("id", "east"), ("per-hour", "1")]), error: "unavailable")
             Covers.status(503, of: "POST /authorities/supervisor", try await sam.post("/authorities/supervisor", [("csrf", csrf), ("id", "east"), ("name", "erin")]), error: "unavailable")
             #expect(try await h.administrationRows().allSatisfy { !$0.contains("authority_") && !$0.contains("erin") })
         }

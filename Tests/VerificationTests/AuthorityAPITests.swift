@@ -86,10 +86,11 @@ import Testing
             Covers.status(401, of: "POST /version/v1/authorities", refused, error: "unauthorized")
             try await Self.post(h, Self.newAuthority("ha-a"), token: nil).expectError(401, "unauthorized")
 
-            let created = try await Self.post(h, Self.newAuthority("ha-a"), token: sysadmin)
+            let created = try await Self.post(h, Self.newAuthority("ha-a", ["issuerCodesPerHour": 40]), token: sysadmin)
             Covers.status(201, of: "POST /version/v1/authorities", created)
             #expect(created.json["id"] as? String == "ha-a" && created.json["families"] as? [String] == ["cwa", "covidshield"])
             #expect(created.json["teleTansPerHour"] as? Int == 10 && created.json["teleTansPerDay"] == nil)
+            #expect(created.json["issuerCodesPerHour"] as? Int == 40 && created.json["issuerCodesPerDay"] == nil)
             let duplicate = try await Self.post(h, Self.newAuthority("ha-a", ["name": "Another"]), token: sysadmin)
             Covers.status(409, of: "POST /version/v1/authorities", duplicate, error: "authority_exists")
 
@@ -100,7 +101,8 @@ import Testing
                 Self.newAuthority("ha-b", ["regions": ["O N"]]), Self.newAuthority("ha-b", ["regions": ["ON", "ON"]]),
                 Self.newAuthority("ha-b", ["regions": (0..<33).map { "R\($0)" }]),
                 Self.newAuthority("ha-b", ["families": ["cwa", "cwa"]]), Self.newAuthority("ha-b", ["teleTansPerHour": 0]),
-                Self.newAuthority("ha-b", ["teleTansPerDay": 10_000_001]),
+                Self.newAuthority("ha-b", ["teleTansPerDay": 10_000_001]), Self.newAuthority("ha-b", ["issuerCodesPerHour": 0]),
+                Self.newAuthority("ha-b", ["issuerCodesPerHour": 1_000_001]), Self.newAuthority("ha-b", ["issuerCodesPerDay": 10_000_001]),
             ]
             var answers: [TestResponse] = []
             for body in invalid { answers.append(try await Self.post(h, body, token: sysadmin)) }

@@ -13,23 +13,28 @@ import Testing
         try await VerificationHarness.run(on: kind) { h in
             let added = try await h.authorities([
                 "add", "--id", "toronto", "--name", "Toronto Public Health", "--families", "covidshield, protego", "--regions", "ON",
-                "--per-hour", "20", "--per-day", "100",
+                "--per-hour", "20", "--per-day", "100", "--issuer-codes-per-hour", "30", "--issuer-codes-per-day", "200",
             ])
             #expect(added.hasPrefix("Health authority toronto created."))
             let table = try await h.authorities(["list"])
             #expect(table == """
-                AUTHORITY\tNAME\tFAMILIES\tREGIONS\tPER HOUR\tPER DAY\tSTATE
-                default\tDefault health authority\tcwa,covidshield,protego\tall\t-\t-\tenabled
-                toronto\tToronto Public Health\tcovidshield,protego\tON\t20\t100\tenabled
+                AUTHORITY\tNAME\tFAMILIES\tREGIONS\tPER HOUR\tPER DAY\tPER KEY HOUR\tPER KEY DAY\tSTATE
+                default\tDefault health authority\tcwa,covidshield,protego\tall\t-\t-\t-\t-\tenabled
+                toronto\tToronto Public Health\tcovidshield,protego\tON\t20\t100\t30\t200\tenabled
                 """)
+            let changed = try await h.authorities(["limits", "--id", "toronto", "--per-day", "none", "--issuer-codes-per-hour", "10"])
+            #expect(changed == "Health authority toronto: limits changed; they count from the next issuance.")
+            #expect(try await h.authorities(["list"]).contains("toronto\tToronto Public Health\tcovidshield,protego\tON\t20\t-\t10\t200\tenabled"))
+            _ = try await h.authorities(["limits", "--id", "toronto", "--per-day", "100", "--issuer-codes-per-hour", "30"])
             #expect(try await h.authorities(["disable", "--id", "toronto"]) == "Health authority toronto disabled.")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try await h.authorities(["list", "--json"]).utf8)) as? [String: [[String: Any]]])
             let toronto = try #require(json["authorities"]?.last)
             #expect(toronto["id"] as? String == "toronto" && toronto["disabled"] as? Bool == true && toronto["regions"] as? [String] == ["ON"])
             #expect(toronto["families"] as? [String] == ["covidshield", "protego"] && toronto["teleTansPerHour"] as? Int == 20)
+            #expect(toronto["issuerCodesPerHour"] as? Int == 30 && toronto["issuerCodesPerDay"] as? Int == 200)
             #expect(toronto["createdAt"] as? String == Date.iso8601(h.clock.now().epochSeconds))
             #expect(try await h.authorities(["enable", "--id", "toronto"]) == "Health authority toronto enabled.")
-            #expect(try await h.authorities(["list"]).contains("toronto\tToronto Public Health\tcovidshield,protego\tON\t20\t100\tenabled"))
+            #expect(try await h.authorities(["list"]).contains("toronto\tToronto Public Health\tcovidshield,protego\tON\t20\t100\t30\t200\tenabled"))
 
             for wrong in [
                 ["add", "--id", "toronto", "--name", "Again"],  // taken
@@ -38,8 +43,14 @@ import Testing
                 ["add", "--id", "x", "--name", "x", "--families", "cwa,lemon"],
                 ["add", "--id", "x", "--name", "x", "--regions", "O N"],
                 ["add", "--id", "x", "--name", "x", "--per-hour", "0"],
+                ["add", "--id", "x", "--name", "x", "--issuer-codes-per-hour", "0"],
+                ["add", "--id", "x", "--name", "x", "--issuer-codes-per-day", "10000001"],
                 ["add", "--id", "x"],
                 ["disable", "--id", "nowhere"],
+                ["limits", "--id", "nowhere", "--per-hour", "5"],
+                ["limits", "--id", "toronto"],
+                ["limits", "--id", "toronto", "--per-hour", "0"],
+                ["limits", "--id", "toronto", "--issuer-codes-per-day", "many"],
                 ["enable", "--id", "nowhere"],
                 [],
             ] {

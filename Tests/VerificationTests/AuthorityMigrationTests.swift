@@ -64,12 +64,19 @@ import Testing
             try await VerificationMigrations.migrator.migrate(database, logger: TestLogger.quiet)
             let store = AuthorityStore(database: database)
             let now = Date(timeIntervalSince1970: 1_750_000_000)
-            let settings = AuthoritySettings(name: "Toronto PH", regions: ["ON", "QC"], families: [.covidShield], teleTANsPerHour: 10, teleTANsPerDay: 50)
+            let settings = AuthoritySettings(
+                name: "Toronto PH", regions: ["ON", "QC"], families: [.covidShield], teleTANsPerHour: 10, teleTANsPerDay: 50,
+                issuerCodesPerHour: 20, issuerCodesPerDay: 60
+            )
             let created = try #require(try await store.create(id: "toronto", settings: settings, now: now))
             #expect(created == Authority(id: "toronto", settings: settings, createdAt: 1_750_000_000))
             #expect(try await store.create(id: "toronto", settings: AuthoritySettings(name: "Other"), now: now) == nil)
             let disabled = try #require(try await store.setDisabled(id: "toronto", true, now: now.addingTimeInterval(60)))
             #expect(disabled.settings.disabled && disabled.settings.regions == ["ON", "QC"] && disabled.settings.teleTANsPerHour == 10)
+            #expect(disabled.settings.issuerCodesPerHour == 20 && disabled.settings.issuerCodesPerDay == 60)
+            var changed = settings
+            changed.issuerCodesPerHour = nil
+            #expect(try await store.change(id: "toronto", to: changed, now: now)?.settings == changed)
             #expect(!disabled.issues(.covidShield))
             #expect(try await store.setDisabled(id: "nowhere", true, now: now) == nil)
             #expect(try await store.authorities(ids: ["toronto", "default", "nowhere"]).map(\.id) == ["default", "toronto"])

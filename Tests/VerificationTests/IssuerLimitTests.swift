@@ -68,6 +68,62 @@ import Testing
         }
     }
 
+    /// Issue #60, limits per authority: an authority holds each of its issuer keys to fewer codes than the
+    /// installation allows, never to more; a change counts from the next call, within the same hour.
+    @Test(arguments: TestDatabase.all)
+    func anAuthorityHoldsEachOfItsIssuerKeysBelowTheInstallationsLimit(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind, environment: ["ISSUER_CODES_PER_HOUR": "5"]) { h in
+            try await h.addAuthority("north", codesPerIssuerKeyHour: 2)
+            try await h.addAuthority("south", codesPerIssuerKeyHour: 50)
+            let north = try await h.addIssuer("north-ha", kind: "covidshield", authority: "north")
+            let northToo = try await h.addIssuer("north-lab", kind: "covidshield", authority: "north")
+            let south = try await h.addIssuer("south-ha", kind: "covidshield", authority: "south")
+            let national = try await h.addIssuer("ontario-ha", kind: "covidshield")
+            for _ in 0..<2 { #expect(try await h.newKeyClaim(token: north).status == 200) }
+            let limited = try await h.newKeyClaim(token: north)
+            #expect(limited.status == 429 && limited.text == "too many requests\n" && limited.header("Retry-After") == "3200")
+            // The limit is each key's, not the authority's together.
+            for _ in 0..<2 { #expect(try await h.newKeyClaim(token: northToo).status == 200) }
+            // An authority's higher limit does not lift the installation's, and the default authority has none of its own.
+            for token in [south, national] {
+                for _ in 0..<5 { #expect(try await h.newKeyClaim(token: token).status == 200) }
+                #expect(try await h.newKeyClaim(token: token).status == 429)
+            }
+            // Raised to 3 within the hour: one more for the key that used 2.
+            let store = AuthorityStore(database: h.database)
+            var settings = try #require(try await store.authority(id: "north")).settings
+            settings.issuerCodesPerHour = 3
+            _ = try await store.change(id: "north", to: settings, now: h.clock.now())
+            #expect(try await h.newKeyClaim(token: north).status == 200)
+            #expect(try await h.newKeyClaim(token: north).status == 429)
+            #expect(try await h.rows("one_time_codes") == 2 + 2 + 5 + 5 + 1)
+        }
+    }
+
+    /// Fifty concurrent calls of one key at its authority's limit of ten, under an installation's of a thousand.
+    @Test(arguments: TestDatabase.all)
+    func fiftyConcurrentCallsOfOneKeyIssueExactlyItsAuthoritysLimit(kind: TestDatabase) async throws {
+        try await VerificationHarness.run(on: kind) { h in
+            try await h.addAuthority("north", codesPerIssuerKeyHour: 10)
+            let token = try await h.addIssuer("north-pl", kind: "protego", authority: "north")
+            let answers = try await h.race { try await $0.callable("/generateCode", #"{"data":{}}"#, token: token).status }
+            #expect(answers.filter { $0 == 200 }.count == 10)
+            #expect(answers.filter { $0 == 429 }.count == 40)
+            #expect(try await h.rows("one_time_codes") == 10)
+            #expect(try await h.rows("code_issuance_audit") == 10)
+        }
+    }
+
+    @Test func anAuthoritysKeyLimitIsTheLowerOfItsOwnAndTheInstallations() {
+        let installation = IssuerRateLimit(perHour: 100, perDay: 500)
+        let limit = { (hour: Int?, day: Int?) in
+            Authority(id: "a", settings: .init(name: "A", issuerCodesPerHour: hour, issuerCodesPerDay: day), createdAt: 0).issuerLimit(within: installation)
+        }
+        #expect(limit(nil, nil) == installation)
+        #expect(limit(10, nil) == IssuerRateLimit(perHour: 10, perDay: 500))
+        #expect(limit(1000, 20) == IssuerRateLimit(perHour: 100, perDay: 20))
+    }
+
     /// Who issued what kind, how many, when; never a code. And the daily count per issuer.
     @Test(arguments: TestDatabase.all)
     func everyIssuanceLeavesAnAuditRowAndIsCountedPerIssuer(kind: TestDatabase) async throws {

@@ -207,12 +207,15 @@ struct VerificationHarness {
     }
 
     /// Adds a health authority with `authorities add` (every family, every region, no limits unless given).
-    func addAuthority(_ id: String, families: String? = nil, regions: String? = nil, perHour: Int? = nil, perDay: Int? = nil) async throws {
+    func addAuthority(
+        _ id: String, families: String? = nil, regions: String? = nil, perHour: Int? = nil, perDay: Int? = nil, codesPerIssuerKeyHour: Int? = nil
+    ) async throws {
         var words = ["add", "--id", id, "--name", "Authority \(id)"]
         if let families { words += ["--families", families] }
         if let regions { words += ["--regions", regions] }
         if let perHour { words += ["--per-hour", String(perHour)] }
         if let perDay { words += ["--per-day", String(perDay)] }
+        if let codesPerIssuerKeyHour { words += ["--issuer-codes-per-hour", String(codesPerIssuerKeyHour)] }
         _ = try await authorities(words)
     }
 

@@ -18,6 +18,10 @@ public struct AdministratorTexts: Sendable {
     public let perHour: String
     /// "{count} a day"
     public let perDay: String
+    /// "{count} per issuer key an hour"
+    public let perKeyHour: String
+    /// "{count} per issuer key a day"
+    public let perKeyDay: String
     public let stateActive: String
     public let stateDisabled: String
     public let disableButton: String
@@ -26,6 +30,11 @@ public struct AdministratorTexts: Sendable {
     public let appointLegend: String
     public let appointName: String
     public let appointButton: String
+    /// The summary of a row's limits form: "Change limits".
+    public let limitsSummary: String
+    /// The legend of that form: "Limits of {name}".
+    public let limitsLegend: String
+    public let limitsButton: String
     public let addHeading: String
     public let addHint: String
     public let fieldID: String
@@ -34,6 +43,8 @@ public struct AdministratorTexts: Sendable {
     public let fieldFamilies: String
     public let fieldPerHour: String
     public let fieldPerDay: String
+    public let fieldPerKeyHour: String
+    public let fieldPerKeyDay: String
     public let addButton: String
     public let noAuthorities: String
     /// "{id} was added."
@@ -42,6 +53,8 @@ public struct AdministratorTexts: Sendable {
     public let doneDisabled: String
     /// "{id} is enabled again."
     public let doneEnabled: String
+    /// "{id}'s limits are changed …"
+    public let doneLimits: String
     /// The temporary-password page's notice for a supervisor appointed: "{name}" and "{authority}".
     public let supervisorAppointed: String
     public let backToAuthorities: String
@@ -58,6 +71,7 @@ public struct AdministratorTexts: Sendable {
     public let actionAuthorityAdded: String
     public let actionAuthorityDisabled: String
     public let actionAuthorityEnabled: String
+    public let actionAuthorityLimitsChanged: String
     public let maintenanceNavigation: String
     public let maintenanceTitle: String
     public let maintenanceIntro: String

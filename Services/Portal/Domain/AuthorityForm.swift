@@ -16,7 +16,8 @@ public enum AuthorityForm {
     public static let maxRegions = 32
 
     /// `id`, `name`, `regions` (separated by commas or blanks; none for every region), `family-<family>` ticked, and
-    /// the optional `per-hour` and `per-day` limits. A new authority is enabled.
+    /// the optional limits `per-hour` and `per-day` (its officers') and `per-key-hour` and `per-key-day` (each of its
+    /// issuer keys'). A new authority is enabled.
     public static func parse(_ fields: [String: String]) throws(Problem) -> AuthorityRecord {
         let id = fields["id"]?.trimmingCharacters(in: .whitespaces) ?? ""
         guard AuthorityID.isWellFormed(id) else { throw .invalidID }
@@ -28,12 +29,21 @@ public enum AuthorityForm {
             regions.append(region)
         }
         guard regions.count <= maxRegions else { throw .invalidRegions }
-        return AuthorityRecord(
+        var record = AuthorityRecord(
             id: id, name: name, regions: regions, families: AuthorityRecord.knownFamilies.filter { fields["family-\($0)"] != nil },
-            teleTANsPerHour: try limit(fields["per-hour"], maximum: 1_000_000),
-            teleTANsPerDay: try limit(fields["per-day"], maximum: 10_000_000),
-            disabled: false
+            teleTANsPerHour: nil, teleTANsPerDay: nil, disabled: false
         )
+        try applyLimits(fields, to: &record)
+        return record
+    }
+
+    /// Sets the four limits of `record` from `per-hour`, `per-day`, `per-key-hour` and `per-key-day`: the new form's
+    /// and the limits form of an authority's row, where an emptied field removes the authority's own limit.
+    public static func applyLimits(_ fields: [String: String], to record: inout AuthorityRecord) throws(Problem) {
+        record.teleTANsPerHour = try limit(fields["per-hour"], maximum: 1_000_000)
+        record.teleTANsPerDay = try limit(fields["per-day"], maximum: 10_000_000)
+        record.issuerCodesPerHour = try limit(fields["per-key-hour"], maximum: 1_000_000)
+        record.issuerCodesPerDay = try limit(fields["per-key-day"], maximum: 10_000_000)
     }
 
     /// 1 to 16 of letters, digits, `_` and `-` (verification's `Region`).

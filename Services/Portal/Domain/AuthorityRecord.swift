@@ -11,10 +11,16 @@ public struct AuthorityRecord: Sendable, Equatable {
     public var teleTANsPerHour: Int?
     /// The same per UTC day.
     public var teleTANsPerDay: Int?
+    /// Codes each of its issuer keys may issue in a clock hour (UTC); nil for the installation's limit, which also
+    /// bounds this one.
+    public var issuerCodesPerHour: Int?
+    /// The same per UTC day.
+    public var issuerCodesPerDay: Int?
     public var disabled: Bool
 
     public init(
-        id: String, name: String, regions: [String], families: [String], teleTANsPerHour: Int?, teleTANsPerDay: Int?, disabled: Bool
+        id: String, name: String, regions: [String], families: [String], teleTANsPerHour: Int?, teleTANsPerDay: Int?,
+        issuerCodesPerHour: Int? = nil, issuerCodesPerDay: Int? = nil, disabled: Bool
     ) {
         self.id = id
         self.name = name
@@ -22,6 +28,8 @@ public struct AuthorityRecord: Sendable, Equatable {
         self.families = families
         self.teleTANsPerHour = teleTANsPerHour
         self.teleTANsPerDay = teleTANsPerDay
+        self.issuerCodesPerHour = issuerCodesPerHour
+        self.issuerCodesPerDay = issuerCodesPerDay
         self.disabled = disabled
     }
 

@@ -17,6 +17,8 @@ public enum OfficerAction: String, Sendable, CaseIterable {
     /// A system administrator disabled a health authority (target: its id).
     case authorityDisabled = "authority_disabled"
     case authorityEnabled = "authority_enabled"
+    /// A system administrator changed a health authority's own limits (target: its id; detail: the four limits).
+    case authorityLimitsChanged = "authority_limits_changed"
     /// A system administrator switched maintenance on or off (no target; the national view shows it).
     case maintenanceStarted = "maintenance_started"
     case maintenanceEnded = "maintenance_ended"

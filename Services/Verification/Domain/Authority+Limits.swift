@@ -14,4 +14,13 @@ extension Authority {
         }
         return counters
     }
+
+    /// The limits on each of its issuer keys: its own `issuerCodesPerHour` and `issuerCodesPerDay` where they are set
+    /// and lower, the installation's otherwise, so that an authority can hold its systems tighter but never looser.
+    public func issuerLimit(within installation: IssuerRateLimit) -> IssuerRateLimit {
+        IssuerRateLimit(
+            perHour: min(installation.perHour, settings.issuerCodesPerHour ?? .max),
+            perDay: min(installation.perDay, settings.issuerCodesPerDay ?? .max)
+        )
+    }
 }

@@ -42,17 +42,24 @@ public struct AuthoritySettings: Sendable, Equatable {
     /// its own (the global and per-officer limits still hold).
     public var teleTANsPerHour: Int?
     public var teleTANsPerDay: Int?
+    /// Codes each of its issuer keys may issue in a clock hour (UTC) and in a UTC day; nil for the installation's
+    /// (`ISSUER_CODES_PER_HOUR`, `ISSUER_CODES_PER_DAY`). The installation's stay the ceiling: a key obeys the lower.
+    public var issuerCodesPerHour: Int?
+    public var issuerCodesPerDay: Int?
     public var disabled: Bool
 
     public init(
         name: String, regions: [String] = [], families: Set<AppFamily> = Set(AppFamily.allCases),
-        teleTANsPerHour: Int? = nil, teleTANsPerDay: Int? = nil, disabled: Bool = false
+        teleTANsPerHour: Int? = nil, teleTANsPerDay: Int? = nil,
+        issuerCodesPerHour: Int? = nil, issuerCodesPerDay: Int? = nil, disabled: Bool = false
     ) {
         self.name = name
         self.regions = regions
         self.families = families
         self.teleTANsPerHour = teleTANsPerHour
         self.teleTANsPerDay = teleTANsPerDay
+        self.issuerCodesPerHour = issuerCodesPerHour
+        self.issuerCodesPerDay = issuerCodesPerDay
         self.disabled = disabled
     }
 
@@ -77,6 +84,12 @@ public struct AuthoritySettings: Sendable, Equatable {
         }
         if let perDay = teleTANsPerDay, !Self.perDayRange.contains(perDay) {
             return "teleTansPerDay is \(Self.perDayRange.lowerBound) to \(Self.perDayRange.upperBound)."
+        }
+        if let perHour = issuerCodesPerHour, !Self.perHourRange.contains(perHour) {
+            return "issuerCodesPerHour is \(Self.perHourRange.lowerBound) to \(Self.perHourRange.upperBound)."
+        }
+        if let perDay = issuerCodesPerDay, !Self.perDayRange.contains(perDay) {
+            return "issuerCodesPerDay is \(Self.perDayRange.lowerBound) to \(Self.perDayRange.upperBound)."
         }
         return nil
     }

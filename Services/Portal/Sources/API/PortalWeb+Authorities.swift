@@ -25,6 +25,10 @@ extension PortalWeb {
             var limits: [String] = []
             if let hour = authority.teleTANsPerHour { limits.append(PortalTexts.fill(texts.perHour, ["count": language.format.number(Int64(hour))])) }
             if let day = authority.teleTANsPerDay { limits.append(PortalTexts.fill(texts.perDay, ["count": language.format.number(Int64(day))])) }
+            if let hour = authority.issuerCodesPerHour {
+                limits.append(PortalTexts.fill(texts.perKeyHour, ["count": language.format.number(Int64(hour))]))
+            }
+            if let day = authority.issuerCodesPerDay { limits.append(PortalTexts.fill(texts.perKeyDay, ["count": language.format.number(Int64(day))])) }
             var row: [String: Any] = [
                 "id": authority.id,
                 "name": authority.name,
@@ -33,6 +37,12 @@ extension PortalWeb {
                 "limits": limits.isEmpty ? texts.noLimit : limits.joined(separator: ", "),
                 "state": authority.disabled ? texts.stateDisabled : texts.stateActive,
                 "appointLegend": PortalTexts.fill(texts.appointLegend, ["name": authority.name]),
+                "limitsLegend": PortalTexts.fill(texts.limitsLegend, ["name": authority.name]),
+                // The limits form shows each as it is, an empty field for none.
+                "perHour": authority.teleTANsPerHour.map(String.init) ?? "",
+                "perDay": authority.teleTANsPerDay.map(String.init) ?? "",
+                "perKeyHour": authority.issuerCodesPerHour.map(String.init) ?? "",
+                "perKeyDay": authority.issuerCodesPerDay.map(String.init) ?? "",
             ]
             if authority.disabled { row["disabled"] = true }
             return row
@@ -52,6 +62,7 @@ extension PortalWeb {
             case "added": texts.doneAdded
             case "disabled": texts.doneDisabled
             case "enabled": texts.doneEnabled
+            case "limits": texts.doneLimits
             default: nil
             }
             if let text { values["notice"] = PortalTexts.fill(text, ["id": id]) }
@@ -103,6 +114,33 @@ extension PortalWeb {
             try await officerAudit.record(administration(disabled ? .authorityDisabled : .authorityEnabled, by: current, target: id, detail: nil, authority: id))
             logger.info(disabled ? "health authority disabled" : "health authority enabled", metadata: ["administrator": "\(current.officer.name)", "authority": "\(id)"])
             return redirect("/authorities?" + FormEncoding.encode([("done", disabled ? "disabled" : "enabled"), ("id", id)]))
+        }
+    }
+
+    /// `POST /authorities/limits`: replaces the authority's four own limits with the form's (an empty field for none),
+    /// keeping everything else of it.
+    func changeAuthorityLimits(_ request: Request) async throws -> Response {
+        try await supervisorPost(request, .authorities) { current, fields, _ in
+            let id = fields["id"] ?? ""
+            guard AuthorityID.isWellFormed(id) else { return refused(.noSuchAuthority, request, current) }
+            guard let bearer = try await bearer(for: current) else { return try await endSession(current) }
+            let changed: AuthorityRecord
+            do {
+                var authority = try Self.named(await register.get(id, bearer: bearer))
+                do throws(AuthorityForm.Problem) { try AuthorityForm.applyLimits(fields, to: &authority) } catch {
+                    return refused(.authorityForm(error), request, current)
+                }
+                changed = try Self.named(await register.change(authority, bearer: bearer))
+            } catch let problem as OfficerAdminProblem {
+                return refused(problem, request, current)
+            }
+            let limits = [changed.teleTANsPerHour, changed.teleTANsPerDay, changed.issuerCodesPerHour, changed.issuerCodesPerDay]
+            let detail = zip(["per-hour", "per-day", "per-key-hour", "per-key-day"], limits).map { "\($0)=\($1.map(String.init) ?? "-")" }
+            try await officerAudit.record(
+                administration(.authorityLimitsChanged, by: current, target: id, detail: detail.joined(separator: " "), authority: id)
+            )
+            logger.info("health authority limits changed", metadata: ["administrator": "\(current.officer.name)", "authority": "\(id)"])
+            return redirect("/authorities?" + FormEncoding.encode([("done", "limits"), ("id", id)]))
         }
     }
 

@@ -61,6 +61,7 @@ public struct AuthorityRegister: Sendable {
         let body = Components.Schemas.NewAuthority(
             id: authority.id, name: authority.name, regions: authority.regions, families: Self.families(authority.families),
             teleTansPerHour: authority.teleTANsPerHour.map(Int32.init), teleTansPerDay: authority.teleTANsPerDay.map(Int32.init),
+            issuerCodesPerHour: authority.issuerCodesPerHour.map(Int32.init), issuerCodesPerDay: authority.issuerCodesPerDay.map(Int32.init),
             disabled: authority.disabled
         )
         return await verification.perform(bearer: bearer, doing: "create a health authority", unavailable: .unavailable) { client in
@@ -80,6 +81,7 @@ public struct AuthorityRegister: Sendable {
         let body = Components.Schemas.AuthoritySettings(
             name: authority.name, regions: authority.regions, families: Self.families(authority.families),
             teleTansPerHour: authority.teleTANsPerHour.map(Int32.init), teleTansPerDay: authority.teleTANsPerDay.map(Int32.init),
+            issuerCodesPerHour: authority.issuerCodesPerHour.map(Int32.init), issuerCodesPerDay: authority.issuerCodesPerDay.map(Int32.init),
             disabled: authority.disabled
         )
         return await verification.perform(bearer: bearer, doing: "change a health authority", unavailable: .unavailable) { client in
@@ -98,6 +100,7 @@ public struct AuthorityRegister: Sendable {
         AuthorityRecord(
             id: authority.id, name: authority.name, regions: authority.regions, families: authority.families.map(\.rawValue),
             teleTANsPerHour: authority.teleTansPerHour.map(Int.init), teleTANsPerDay: authority.teleTansPerDay.map(Int.init),
+            issuerCodesPerHour: authority.issuerCodesPerHour.map(Int.init), issuerCodesPerDay: authority.issuerCodesPerDay.map(Int.init),
             disabled: authority.disabled
         )
     }

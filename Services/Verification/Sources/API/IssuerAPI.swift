@@ -17,7 +17,8 @@ import VerificationDomain
 ///
 /// Each issuer is bound to one kind and one region (`verification-service issuers add`); a token of another kind is
 /// refused like an unknown one. Each issuer may issue `ISSUER_CODES_PER_HOUR` codes an hour and `ISSUER_CODES_PER_DAY`
-/// a day (counted in the database, so across replicas): beyond, 429 in the family's form, nothing issued. Every
+/// a day, or fewer where its authority says so (counted in the database, so across replicas): beyond, 429 in the
+/// family's form, nothing issued. Every
 /// issuance is counted in the daily statistics per issuer and leaves an audit row (issuer, kind, count, time; never a
 /// code). The apps never reach this listener: it binds `INTERNAL_BIND_HOST`.
 struct IssuerAPI: Sendable {
@@ -164,7 +165,7 @@ struct IssuerAPI: Sendable {
     /// Runs a callable function as Firebase does: a POST of `application/json` whose body is an object holding `data`
     /// and nothing else (400 INVALID_ARGUMENT otherwise), then the issuer's `api-token` (403 PERMISSION_DENIED unless
     /// it names a ProteGO issuer), then `work` with the issuer and the body; its value is answered as `result`.
-    func callable(_ request: Request, name: String, _ work: (CodeIssuer, Data) async throws -> any Sendable) async -> Response {
+    func callable(_ request: Request, name: String, _ work: (AuthorizedIssuer, Data) async throws -> any Sendable) async -> Response {
         do {
             let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard mediaType == "application/json" else { throw CallableError.badRequest }
@@ -207,7 +208,7 @@ struct IssuerAPI: Sendable {
     /// whose health authority is enabled and may issue its family for its region. Nil for any other token, known or
     /// not, so that each is answered as an unknown one: a disabled authority's or an expired key's systems learn
     /// nothing a stranger would not. The day of a key's use is noted for its supervisors (once a day).
-    func issuer(token: String, kind: OneTimeCodeKind) async throws -> CodeIssuer? {
+    func issuer(token: String, kind: OneTimeCodeKind) async throws -> AuthorizedIssuer? {
         let now = clock.now()
         guard IssuerToken.isWellFormed(token), let issuer = try await issuers.issuer(tokenHash: IssuerToken.hash(token), now: now),
               issuer.kind == kind,
@@ -216,7 +217,7 @@ struct IssuerAPI: Sendable {
         else { return nil }
         let day = StatisticsDay(of: now).number
         try await usesWritten.note(issuer.name, day: day) { try await issuers.markUsed(name: issuer.name, day: day) }
-        return issuer
+        return AuthorizedIssuer(key: issuer, authority: authority)
     }
 
     /// An issuer's hour or day is used up: nothing was issued.
@@ -226,25 +227,27 @@ struct IssuerAPI: Sendable {
     }
 
     /// `count` new codes of the issuer's kind for its region, counted against the issuer's own limits (not the
-    /// officers': a batch of 1,000 would use up an hour of everyone's), with their audit row, in one transaction.
-    func issue(_ count: Int, by issuer: CodeIssuer, lifetime: Duration) async throws -> [String] {
+    /// officers': a batch of 1,000 would use up an hour of everyone's), the installation's or its authority's where
+    /// lower, with their audit row, in one transaction.
+    func issue(_ count: Int, by issuer: AuthorizedIssuer, lifetime: Duration) async throws -> [String] {
         let now = clock.now()
-        let counters = limit.counters(issuer: issuer.name, now: now)
+        let key = issuer.key
+        let counters = issuer.authority.issuerLimit(within: limit).counters(issuer: key.name, now: now)
         switch try await codes.issue(
-            kind: issuer.kind, region: issuer.region, count: count, now: now, validUntil: now.adding(lifetime),
-            owner: CodeOwner(officer: nil, authority: issuer.authority),
+            kind: key.kind, region: key.region, count: count, now: now, validUntil: now.adding(lifetime),
+            owner: CodeOwner(officer: nil, authority: key.authority),
             counters: counters.map { .init(scope: $0.scope, limit: $0.limit, windowStart: $0.windowStart) },
-            auditIssuer: issuer.name, random: random
+            auditIssuer: key.name, random: random
         ) {
         case .issued(let issued, _):
-            codesIssued(issuer.kind.rawValue, "issuer").increment(by: count)
-            statistics.count(VerificationFigures.codesIssuedByIssuer, breakdown: issuer.name, by: count)
-            statistics.count(VerificationFigures.codesIssuedByAuthority, breakdown: issuer.authority, by: count)
-            statistics.count(VerificationFigures.codesIssued, breakdown: AppFamily(issuer.kind).rawValue, by: count)
-            logger.info("one-time codes issued", metadata: ["issuer": "\(issuer.name)", "kind": "\(issuer.kind.rawValue)", "count": "\(count)"])
+            codesIssued(key.kind.rawValue, "issuer").increment(by: count)
+            statistics.count(VerificationFigures.codesIssuedByIssuer, breakdown: key.name, by: count)
+            statistics.count(VerificationFigures.codesIssuedByAuthority, breakdown: key.authority, by: count)
+            statistics.count(VerificationFigures.codesIssued, breakdown: AppFamily(key.kind).rawValue, by: count)
+            logger.info("one-time codes issued", metadata: ["issuer": "\(key.name)", "kind": "\(key.kind.rawValue)", "count": "\(count)"])
             return issued
         case .refused(let index):
-            logger.warning("issuer limit reached", metadata: ["issuer": "\(issuer.name)", "kind": "\(issuer.kind.rawValue)", "count": "\(count)"])
+            logger.warning("issuer limit reached", metadata: ["issuer": "\(key.name)", "kind": "\(key.kind.rawValue)", "count": "\(count)"])
             throw LimitReached(retryAfterSeconds: max(1, counters[index].windowEnd - now.epochSeconds))
         }
     }

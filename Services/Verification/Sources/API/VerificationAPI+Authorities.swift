@@ -126,7 +126,7 @@ extension VerificationAPI {
         let id = try Self.authorityID(body.id)
         let settings = try Self.settings(
             name: body.name, regions: body.regions, families: body.families, perHour: body.teleTansPerHour, perDay: body.teleTansPerDay,
-            disabled: body.disabled
+            issuerPerHour: body.issuerCodesPerHour, issuerPerDay: body.issuerCodesPerDay, disabled: body.disabled
         )
         guard let created = try await authorities.create(id: id, settings: settings, now: clock.now()) else {
             throw APIError(.conflict, code: "authority_exists", message: "A health authority with the id \(id) exists.")
@@ -141,7 +141,7 @@ extension VerificationAPI {
         let id = try Self.authorityID(input.path.authorityId)
         let settings = try Self.settings(
             name: body.name, regions: body.regions, families: body.families, perHour: body.teleTansPerHour, perDay: body.teleTansPerDay,
-            disabled: body.disabled
+            issuerPerHour: body.issuerCodesPerHour, issuerPerDay: body.issuerCodesPerDay, disabled: body.disabled
         )
         guard let changed = try await authorities.change(id: id, to: settings, now: clock.now()) else { throw unknownAuthority }
         logger.notice("health authority changed", metadata: ["authority": "\(id)", "disabled": "\(settings.disabled)"])
@@ -176,7 +176,8 @@ extension VerificationAPI {
 
     /// The settings of a request, validated: 400 `invalid_authority` with the first problem.
     private static func settings(
-        name: String, regions: [String], families: [Components.Schemas.AppFamily], perHour: Int32?, perDay: Int32?, disabled: Bool
+        name: String, regions: [String], families: [Components.Schemas.AppFamily], perHour: Int32?, perDay: Int32?,
+        issuerPerHour: Int32?, issuerPerDay: Int32?, disabled: Bool
     ) throws(APIError) -> AuthoritySettings {
         let parsed = families.compactMap { AppFamily(rawValue: $0.rawValue) }
         guard Set(parsed).count == families.count else {
@@ -184,7 +185,7 @@ extension VerificationAPI {
         }
         let settings = AuthoritySettings(
             name: name, regions: regions, families: Set(parsed), teleTANsPerHour: perHour.map(Int.init), teleTANsPerDay: perDay.map(Int.init),
-            disabled: disabled
+            issuerCodesPerHour: issuerPerHour.map(Int.init), issuerCodesPerDay: issuerPerDay.map(Int.init), disabled: disabled
         )
         if let problem = settings.problem { throw APIError.badRequest(problem, code: "invalid_authority") }
         return settings
@@ -196,6 +197,7 @@ extension VerificationAPI {
             id: authority.id, name: settings.name, regions: settings.regions,
             families: settings.families.sorted().compactMap { Components.Schemas.AppFamily(rawValue: $0.rawValue) },
             teleTansPerHour: settings.teleTANsPerHour.map(Int32.init), teleTansPerDay: settings.teleTANsPerDay.map(Int32.init),
+            issuerCodesPerHour: settings.issuerCodesPerHour.map(Int32.init), issuerCodesPerDay: settings.issuerCodesPerDay.map(Int32.init),
             disabled: settings.disabled, createdAt: authority.createdAt
         )
     }

@@ -27,18 +27,18 @@ extension AuthoritiesAction {
     }
 }
 
-/// `verification-service authorities list|add|disable|enable`: the health authorities, for operators without the
+/// `verification-service authorities list|add|limits|disable|enable`: the health authorities, for operators without the
 /// portal (which changes them through `/version/v1/authorities`).
 struct AuthoritiesCommand: SubcommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "authorities",
         abstract: "Manage the health authorities: their officers' and issuers' families, regions and limits.",
-        subcommands: [List.self, Add.self, Disable.self, Enable.self]
+        subcommands: [List.self, Add.self, Limits.self, Disable.self, Enable.self]
     )
 
     struct List: AuthoritiesAction {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List the authorities: id, name, families, regions, limits per hour and day, state."
+            commandName: "list", abstract: "List the authorities: id, name, families, regions, limits per hour and day (officers' and each issuer key's), state."
         )
         @OptionGroup var output: ListOutputOptions
         @OptionGroup var settings: SettingsOptions
@@ -50,10 +50,12 @@ struct AuthoritiesCommand: SubcommandGroup {
                     let limit = { (value: Int?) in value.map(String.init) ?? "-" }
                     return [
                         row.id, row.name, row.families.joined(separator: ","), row.regions.isEmpty ? "all" : row.regions.joined(separator: ","),
-                        limit(row.teleTansPerHour), limit(row.teleTansPerDay), row.disabled ? "disabled" : "enabled",
+                        limit(row.teleTansPerHour), limit(row.teleTansPerDay), limit(row.issuerCodesPerHour), limit(row.issuerCodesPerDay),
+                        row.disabled ? "disabled" : "enabled",
                     ].joined(separator: "\t")
                 }
-                return (["AUTHORITY\tNAME\tFAMILIES\tREGIONS\tPER HOUR\tPER DAY\tSTATE"] + lines).joined(separator: "\n")
+                let header = "AUTHORITY\tNAME\tFAMILIES\tREGIONS\tPER HOUR\tPER DAY\tPER KEY HOUR\tPER KEY DAY\tSTATE"
+                return ([header] + lines).joined(separator: "\n")
             }
         }
     }
@@ -67,6 +69,9 @@ struct AuthoritiesCommand: SubcommandGroup {
         @Option(name: .customLong("per-hour"), help: "teleTANs and codes its officers may issue together in a clock hour (default: no limit of its own).")
         var perHour: Int?
         @Option(name: .customLong("per-day"), help: "The same per UTC day.") var perDay: Int?
+        @Option(help: "Codes each of its issuer keys may issue in a clock hour, below ISSUER_CODES_PER_HOUR (default: that).")
+        var issuerCodesPerHour: Int?
+        @Option(help: "The same per UTC day, below ISSUER_CODES_PER_DAY.") var issuerCodesPerDay: Int?
         @OptionGroup var settings: SettingsOptions
 
         /// Wrong words are refused before the database is opened.
@@ -81,7 +86,7 @@ struct AuthoritiesCommand: SubcommandGroup {
             }
             let settings = AuthoritySettings(
                 name: name, regions: regions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, families: parsed,
-                teleTANsPerHour: perHour, teleTANsPerDay: perDay
+                teleTANsPerHour: perHour, teleTANsPerDay: perDay, issuerCodesPerHour: issuerCodesPerHour, issuerCodesPerDay: issuerCodesPerDay
             )
             if let problem = settings.problem { throw ValidationError(problem) }
             return settings
@@ -92,6 +97,51 @@ struct AuthoritiesCommand: SubcommandGroup {
                 throw UsageError("a health authority \(id) exists")
             }
             return "Health authority \(id) created. Its officers' tokens name it in the claim `authority`; add its issuers with `issuers add --authority \(id)`."
+        }
+    }
+
+    struct Limits: AuthoritiesAction {
+        static let configuration = CommandConfiguration(
+            commandName: "limits",
+            abstract: "Change an authority's own limits: each one given is set (a number, or 'none' for none of its own); the others stay."
+        )
+        @Option var id: String
+        @Option(name: .customLong("per-hour"), help: "teleTANs and codes its officers may issue together in a clock hour.") var perHour: String?
+        @Option(name: .customLong("per-day"), help: "The same per UTC day.") var perDay: String?
+        @Option(help: "Codes each of its issuer keys may issue in a clock hour, below ISSUER_CODES_PER_HOUR.") var issuerCodesPerHour: String?
+        @Option(help: "The same per UTC day, below ISSUER_CODES_PER_DAY.") var issuerCodesPerDay: String?
+        @OptionGroup var settings: SettingsOptions
+
+        func validate() throws {
+            guard [perHour, perDay, issuerCodesPerHour, issuerCodesPerDay].contains(where: { $0 != nil }) else {
+                throw ValidationError("give at least one of --per-hour, --per-day, --issuer-codes-per-hour, --issuer-codes-per-day")
+            }
+            var probe = AuthoritySettings(name: "probe")
+            try apply(to: &probe)
+        }
+
+        /// Sets each limit given; "none" clears one.
+        func apply(to settings: inout AuthoritySettings) throws {
+            func limit(_ text: String?, _ option: String, current: Int?) throws -> Int? {
+                guard let text else { return current }
+                if text == "none" { return nil }
+                guard let value = Int(text) else { throw ValidationError("--\(option) is a number or 'none', got '\(text)'") }
+                return value
+            }
+            settings.teleTANsPerHour = try limit(perHour, "per-hour", current: settings.teleTANsPerHour)
+            settings.teleTANsPerDay = try limit(perDay, "per-day", current: settings.teleTANsPerDay)
+            settings.issuerCodesPerHour = try limit(issuerCodesPerHour, "issuer-codes-per-hour", current: settings.issuerCodesPerHour)
+            settings.issuerCodesPerDay = try limit(issuerCodesPerDay, "issuer-codes-per-day", current: settings.issuerCodesPerDay)
+            if let problem = settings.problem { throw ValidationError(problem) }
+        }
+
+        func output(store: AuthorityStore, environment: ServiceEnvironment) async throws -> String {
+            guard var authority = try await store.authority(id: id) else { throw UsageError("no health authority \(id)") }
+            try apply(to: &authority.settings)
+            guard try await store.change(id: id, to: authority.settings, now: environment.clock.now()) != nil else {
+                throw UsageError("no health authority \(id)")
+            }
+            return "Health authority \(id): limits changed; they count from the next issuance."
         }
     }
 
@@ -119,7 +169,7 @@ struct AuthoritiesCommand: SubcommandGroup {
 }
 
 /// `authorities list --json`: `{"authorities": [{"id", "name", "families", "regions", "teleTansPerHour", "teleTansPerDay",
-/// "disabled", "createdAt"}]}`, the API's fields (`createdAt` as ISO 8601).
+/// "issuerCodesPerHour", "issuerCodesPerDay", "disabled", "createdAt"}]}`, the API's fields (`createdAt` as ISO 8601).
 struct AuthorityList: Encodable {
     struct Authority: Encodable {
         let id: String
@@ -129,6 +179,8 @@ struct AuthorityList: Encodable {
         let regions: [String]
         let teleTansPerHour: Int?
         let teleTansPerDay: Int?
+        let issuerCodesPerHour: Int?
+        let issuerCodesPerDay: Int?
         let disabled: Bool
         let createdAt: String
 
@@ -139,6 +191,8 @@ struct AuthorityList: Encodable {
             regions = authority.settings.regions
             teleTansPerHour = authority.settings.teleTANsPerHour
             teleTansPerDay = authority.settings.teleTANsPerDay
+            issuerCodesPerHour = authority.settings.issuerCodesPerHour
+            issuerCodesPerDay = authority.settings.issuerCodesPerDay
             disabled = authority.settings.disabled
             createdAt = Date.iso8601(authority.createdAt)
         }

@@ -4,7 +4,7 @@ import SQLKit
 import VerificationDomain
 
 /// Queries on `authorities`: the health authorities (`Authority`), their families and regions as comma lists, their
-/// limits (NULL for none), and when they were disabled.
+/// limits (NULL for none: for issuer keys, the installation's), and when they were disabled.
 public struct AuthorityStore: Sendable {
     let database: Database
 
@@ -12,7 +12,10 @@ public struct AuthorityStore: Sendable {
         self.database = database
     }
 
-    private static let columns = "id, name, regions, families, teletans_per_hour, teletans_per_day, disabled_at, created_at"
+    private static let columns = """
+        id, name, regions, families, teletans_per_hour, teletans_per_day, issuer_codes_per_hour, issuer_codes_per_day,
+        disabled_at, created_at
+        """
 
     /// Every authority, ordered by id.
     public func list() async throws -> [Authority] {
@@ -41,9 +44,13 @@ public struct AuthorityStore: Sendable {
         let timestamp = now.epochSeconds
         return try await database.withConnection { connection in
             try await connection.raw("""
-                INSERT INTO authorities (id, name, regions, families, teletans_per_hour, teletans_per_day, disabled_at, created_at, updated_at)
+                INSERT INTO authorities (
+                    id, name, regions, families, teletans_per_hour, teletans_per_day, issuer_codes_per_hour, issuer_codes_per_day,
+                    disabled_at, created_at, updated_at
+                )
                 VALUES (\(bind: id), \(bind: settings.name), \(bind: regions), \(bind: families), \(bind: settings.teleTANsPerHour),
-                        \(bind: settings.teleTANsPerDay), \(bind: settings.disabled ? timestamp : nil), \(bind: timestamp), \(bind: timestamp))
+                        \(bind: settings.teleTANsPerDay), \(bind: settings.issuerCodesPerHour), \(bind: settings.issuerCodesPerDay),
+                        \(bind: settings.disabled ? timestamp : nil), \(bind: timestamp), \(bind: timestamp))
                 ON CONFLICT (id) DO NOTHING RETURNING \(unsafeRaw: Self.columns)
                 """).first().map(Self.authority)
         }
@@ -59,6 +66,7 @@ public struct AuthorityStore: Sendable {
             try await connection.raw("""
                 UPDATE authorities SET name = \(bind: settings.name), regions = \(bind: regions), families = \(bind: families),
                     teletans_per_hour = \(bind: settings.teleTANsPerHour), teletans_per_day = \(bind: settings.teleTANsPerDay),
+                    issuer_codes_per_hour = \(bind: settings.issuerCodesPerHour), issuer_codes_per_day = \(bind: settings.issuerCodesPerDay),
                     disabled_at = \(disabledAt), updated_at = \(bind: timestamp)
                 WHERE id = \(bind: id) RETURNING \(unsafeRaw: Self.columns)
                 """).first().map(Self.authority)
@@ -87,6 +95,8 @@ public struct AuthorityStore: Sendable {
                 families: Set(try row.decode(column: "families", as: String.self).split(separator: ",").compactMap { AppFamily(rawValue: String($0)) }),
                 teleTANsPerHour: try row.decode(column: "teletans_per_hour", as: Int?.self),
                 teleTANsPerDay: try row.decode(column: "teletans_per_day", as: Int?.self),
+                issuerCodesPerHour: try row.decode(column: "issuer_codes_per_hour", as: Int?.self),
+                issuerCodesPerDay: try row.decode(column: "issuer_codes_per_day", as: Int?.self),
                 disabled: try row.decode(column: "disabled_at", as: Int64?.self) != nil
             ),
             createdAt: try row.decode(column: "created_at", as: Int64.self)

@@ -214,6 +214,12 @@ enum VerificationMigrations {
             )
             """,
         ]),
+        // Limits an authority sets on each of its issuer keys (`AuthoritySettings.issuerCodesPerHour`, `…PerDay`):
+        // NULL, as every authority of before has, leaves the installation's ISSUER_CODES_PER_HOUR and _PER_DAY.
+        Migration(version: 15, name: "per-authority limits on codes per issuer key", sql: [
+            "ALTER TABLE authorities ADD COLUMN issuer_codes_per_hour INTEGER",
+            "ALTER TABLE authorities ADD COLUMN issuer_codes_per_day INTEGER",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }
