@@ -220,7 +220,7 @@ let package = Package(
         .target(
             name: "ExposureStatistics",
             dependencies: [
-                "ExposureCore",
+                "ExposureCore", "ExposureRules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
