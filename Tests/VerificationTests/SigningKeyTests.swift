@@ -148,6 +148,13 @@ import Testing
                 try await connection.raw("UPDATE authority_signing_keys SET sealed_private_key = \(bind: stored[0]) WHERE authority = 'ha-b'").run()
             }
             await #expect(throws: (any Error).self) { try await store.signer(authority: "ha-b") }
+
+            // A second version signs from now on: the signer is the version the list calls active.
+            try #require(try await Self.rotate(h, token: sofia).status == 201)
+            let second = try #require(try await store.signer(authority: "default")).key
+            let listed = try await store.list(authority: "default").first { $0.state == .active }
+            #expect(second.keyID == "default-v2" && second == listed)
+            #expect(try await store.signer(authority: "nowhere") == nil)
         }
     }
 

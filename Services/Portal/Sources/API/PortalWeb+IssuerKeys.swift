@@ -29,7 +29,7 @@ extension PortalWeb {
             var expiresAt: Int64?
             if let text = fields["expires"], !text.isEmpty {
                 guard let day = StatisticsDay(text), (day.number + 1) * 86400 > clock.now().epochSeconds else {
-                    return try await issuerKeysList(request, current, notice: (texts.refusedInvalidExpiry, .badRequest))
+                    return try await issuerKeysList(request, current, notice: PageNotice(texts.refusedInvalidExpiry, .badRequest))
                 }
                 expiresAt = (day.number + 1) * 86400
             }
@@ -47,8 +47,8 @@ extension PortalWeb {
                         "usage": kind == .covidShield ? texts.usageCovidShield : texts.usageProteGO,
                     ]
                 )
-            case .exists: return try await issuerKeysList(request, current, notice: (texts.refusedExists, .conflict))
-            case .invalid(let code): return try await issuerKeysList(request, current, notice: (Self.refusal(code, texts), .badRequest))
+            case .exists: return try await issuerKeysList(request, current, notice: PageNotice(texts.refusedExists, .conflict))
+            case .invalid(let code): return try await issuerKeysList(request, current, notice: PageNotice(Self.refusal(code, texts), .badRequest))
             case .unknown, .refused: throw PortalError.verificationRefused
             case .unavailable: throw PortalError.unavailable
             }
@@ -66,8 +66,8 @@ extension PortalWeb {
             case .done:
                 try await officerAudit.record(administration(.issuerKeyRevoked, by: current, target: name, detail: nil, authority: authority))
                 logger.info("issuer key revoked", metadata: ["officer": "\(current.officer.name)", "issuer": "\(name)"])
-                return try await issuerKeysList(request, current, notice: (PortalTexts.fill(texts.revokedNotice, ["name": name]), .ok))
-            case .unknown, .invalid: return try await issuerKeysList(request, current, notice: (texts.refusedUnknown, .notFound))
+                return try await issuerKeysList(request, current, notice: PageNotice(PortalTexts.fill(texts.revokedNotice, ["name": name]), .ok))
+            case .unknown, .invalid: return try await issuerKeysList(request, current, notice: PageNotice(texts.refusedUnknown, .notFound))
             case .exists, .refused: throw PortalError.verificationRefused
             case .unavailable: throw PortalError.unavailable
             }
@@ -85,7 +85,7 @@ extension PortalWeb {
     }
 
     private func issuerKeysList(
-        _ request: Request, _ current: PortalSession, notice: (text: String, status: HTTPResponse.Status)?
+        _ request: Request, _ current: PortalSession, notice: PageNotice?
     ) async throws -> Response {
         let language = language(request)
         let texts = language.issuerKeyTexts
@@ -119,7 +119,7 @@ extension PortalWeb {
                 ["value": kind.rawValue, "label": texts.kinds[kind.rawValue] ?? kind.rawValue]
             },
         ]
-        if let notice { values[notice.status == .ok ? "notice" : "refusal"] = notice.text }
+        notice?.add(to: &values)
         return pages.render("issuers", language: language, title: texts.title, session: current, status: notice?.status ?? .ok, values: values)
     }
 }

@@ -32,7 +32,7 @@ extension PortalWeb {
                     "lab-key", language: language, title: PortalTexts.fill(texts.keyTitle, ["lab": created.credential.labID]), session: current,
                     values: ["lc": texts, "key": created.apiKey]
                 )
-            case .invalid: return try await labCredentialsList(request, current, notice: (texts.refusedInvalidLab, .badRequest))
+            case .invalid: return try await labCredentialsList(request, current, notice: PageNotice(texts.refusedInvalidLab, .badRequest))
             case .unknown: throw PortalError.verificationRefused
             case .unavailable: throw PortalError.unavailable
             }
@@ -52,16 +52,16 @@ extension PortalWeb {
                 try await officerAudit.record(administration(.labCredentialRevoked, by: current, target: labID, detail: fingerprint, authority: nil))
                 logger.info("lab credential revoked", metadata: ["officer": "\(current.officer.name)", "lab": "\(labID)"])
                 let notice = PortalTexts.fill(texts.revokedNotice, ["fingerprint": fingerprint, "lab": labID])
-                return try await labCredentialsList(request, current, notice: (notice, .ok))
+                return try await labCredentialsList(request, current, notice: PageNotice(notice, .ok))
             // A malformed lab id or fingerprint names no credential: the same answer.
-            case .unknown, .invalid: return try await labCredentialsList(request, current, notice: (texts.refusedUnknown, .notFound))
+            case .unknown, .invalid: return try await labCredentialsList(request, current, notice: PageNotice(texts.refusedUnknown, .notFound))
             case .unavailable: throw PortalError.unavailable
             }
         }
     }
 
     private func labCredentialsList(
-        _ request: Request, _ current: PortalSession, notice: (text: String, status: HTTPResponse.Status)?
+        _ request: Request, _ current: PortalSession, notice: PageNotice?
     ) async throws -> Response {
         let language = language(request)
         let texts = language.labCredentialTexts
@@ -95,7 +95,7 @@ extension PortalWeb {
                 ]
             },
         ]
-        if let notice { values[notice.status == .ok ? "notice" : "refusal"] = notice.text }
+        notice?.add(to: &values)
         return pages.render("labs", language: language, title: texts.title, session: current, status: notice?.status ?? .ok, values: values)
     }
 }

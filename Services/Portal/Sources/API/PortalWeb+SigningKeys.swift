@@ -26,8 +26,8 @@ extension PortalWeb {
             case .done(let made):
                 try await officerAudit.record(administration(.signingKeyCreated, by: current, target: made.keyID, detail: nil, authority: authority))
                 logger.info("signing key made", metadata: ["officer": "\(current.officer.name)", "key": "\(made.keyID)"])
-                return try await signingKeysList(request, current, scope, notice: (PortalTexts.fill(texts.createdNotice, ["key": made.keyID]), .ok))
-            case .cannotSeal: return try await signingKeysList(request, current, scope, notice: (texts.refusedUnavailable, .serviceUnavailable))
+                return try await signingKeysList(request, current, scope, notice: PageNotice(PortalTexts.fill(texts.createdNotice, ["key": made.keyID]), .ok))
+            case .cannotSeal: return try await signingKeysList(request, current, scope, notice: PageNotice(texts.refusedUnavailable, .serviceUnavailable))
             case .unknown, .active, .refused: throw PortalError.verificationRefused
             case .unavailable: throw PortalError.unavailable
             }
@@ -45,9 +45,9 @@ extension PortalWeb {
             case .done:
                 try await officerAudit.record(administration(.signingKeyRetired, by: current, target: keyID, detail: nil, authority: authority))
                 logger.info("signing key retired", metadata: ["officer": "\(current.officer.name)", "key": "\(keyID)"])
-                return try await signingKeysList(request, current, scope, notice: (PortalTexts.fill(texts.retiredNotice, ["key": keyID]), .ok))
-            case .active: return try await signingKeysList(request, current, scope, notice: (texts.refusedActive, .conflict))
-            case .unknown: return try await signingKeysList(request, current, scope, notice: (texts.refusedUnknown, .notFound))
+                return try await signingKeysList(request, current, scope, notice: PageNotice(PortalTexts.fill(texts.retiredNotice, ["key": keyID]), .ok))
+            case .active: return try await signingKeysList(request, current, scope, notice: PageNotice(texts.refusedActive, .conflict))
+            case .unknown: return try await signingKeysList(request, current, scope, notice: PageNotice(texts.refusedUnknown, .notFound))
             case .cannotSeal, .refused: throw PortalError.verificationRefused
             case .unavailable: throw PortalError.unavailable
             }
@@ -55,7 +55,7 @@ extension PortalWeb {
     }
 
     private func signingKeysList(
-        _ request: Request, _ current: PortalSession, _ scope: AuthorityScope, notice: (text: String, status: HTTPResponse.Status)?
+        _ request: Request, _ current: PortalSession, _ scope: AuthorityScope, notice: PageNotice?
     ) async throws -> Response {
         let language = language(request)
         let texts = language.signingKeyTexts
@@ -88,7 +88,7 @@ extension PortalWeb {
         if case .authority(let authority) = scope {
             values["publishedAt"] = PortalTexts.fill(texts.publishedAt, ["path": "/jwks/\(authority)"])
         }
-        if let notice { values[notice.status == .ok ? "notice" : "refusal"] = notice.text }
+        notice?.add(to: &values)
         return pages.render(
             "signing-keys", language: language, title: national ? texts.titleNational : texts.title, session: current,
             status: notice?.status ?? .ok, values: values

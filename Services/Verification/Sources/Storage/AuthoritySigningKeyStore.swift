@@ -117,13 +117,21 @@ public struct AuthoritySigningKeyStore: Sendable {
     /// The authority's active version and its private half, opened; nil when the authority has no live key.
     public func signer(authority: String) async throws -> (key: AuthoritySigningKey, privateKey: P256.Signing.PrivateKey)? {
         guard let sealer else { throw SealingKeyMissing() }
-        guard let active = try await list(authority: authority).first(where: { $0.state == .active }) else { return nil }
-        let sealed = try await database.withConnection { connection in
+        // One query: the newest live version is the active one (what `list` calls active), with its sealed half.
+        let row = try await database.withConnection { connection in
             try await connection.raw("""
-                SELECT sealed_private_key FROM authority_signing_keys WHERE authority = \(bind: authority) AND version = \(bind: active.version)
-                """).first()?.decode(column: "sealed_private_key", as: String?.self)
+                SELECT version, public_key, sealed_private_key, created_at, created_by FROM authority_signing_keys \
+                WHERE authority = \(bind: authority) AND retired_at IS NULL ORDER BY version DESC LIMIT 1
+                """).first()
         }
-        guard let sealed, let bytes = Data(base64Encoded: sealed) else { return nil }
+        guard let row, let sealed = try row.decode(column: "sealed_private_key", as: String?.self), let bytes = Data(base64Encoded: sealed),
+              let publicBytes = Data(base64Encoded: try row.decode(column: "public_key", as: String.self))
+        else { return nil }
+        let active = AuthoritySigningKey(
+            authority: authority, version: try row.decode(column: "version", as: Int.self),
+            publicKey: try P256.Signing.PublicKey(rawRepresentation: publicBytes), createdAt: try row.decode(column: "created_at", as: Int64.self),
+            createdBy: try row.decode(column: "created_by", as: String?.self), retiredAt: nil, state: .active
+        )
         let opened = try sealer.open(Array(bytes), belongingTo: Array(active.keyID.utf8))
         return (active, try P256.Signing.PrivateKey(rawRepresentation: opened))
     }
