@@ -60,7 +60,7 @@ PORTAL_ROUTES = {
     "POST /authorities": [303, 400, 403, 409, 503],
     "POST /authorities/disable": [303, 403, 404, 503],
     "POST /authorities/enable": [303, 403, 404, 503],
-    "POST /authorities/limits": [303, 400, 403, 404, 503],
+    "POST /authorities/change": [303, 400, 403, 404, 503],
     "POST /authorities/supervisor": [200, 303, 400, 403, 404, 409, 503],
     "GET /issuers": [200, 303, 403, 503],
     "POST /issuers": [200, 303, 400, 403, 409, 503],

@@ -33,22 +33,29 @@ import Testing
             #expect(row.contains("<td>Gesundheitsamt Nord</td>") && row.contains("<td>DE</td>"))
             #expect(row.contains("<td>Corona-Warn-App (teleTANs)</td>") && row.contains("<td>5 an hour, 40 per issuer key an hour</td>"))
             #expect(list.text.contains(#"id="notice">north was added."#))
-            // The row's limits form shows the limits as they are, and replaces all four: an emptied field is none.
-            #expect(row.contains(#"id="limits-north-per-hour" name="per-hour" value="5""#))
-            #expect(row.contains(#"id="limits-north-per-key-hour" name="per-key-hour" value="40""#))
-            let limited = try await sam.administer("/authorities/limits", [
-                ("id", "north"), ("per-hour", ""), ("per-day", "300"), ("per-key-hour", "25"), ("per-key-day", ""),
+            // The row's settings form shows the settings as they are, and replaces them all: an emptied limit is none.
+            #expect(row.contains(#"id="change-north-name" name="name" value="Gesundheitsamt Nord""#))
+            #expect(row.contains(#"id="change-north-family-cwa" checked>"#) && row.contains(#"id="change-north-family-protego">"#))
+            #expect(row.contains(#"id="change-north-per-hour" name="per-hour" value="5""#))
+            #expect(row.contains(#"id="change-north-per-key-hour" name="per-key-hour" value="40""#))
+            let limited = try await sam.administer("/authorities/change", [
+                ("id", "north"), ("name", "Gesundheitsamt Nord"), ("regions", "DE, AT"), ("family-cwa", "on"), ("family-protego", "on"),
+                ("per-hour", ""), ("per-day", "300"), ("per-key-hour", "25"), ("per-key-day", ""),
             ], from: "/authorities")
-            Covers.status(303, of: "POST /authorities/limits", limited)
-            #expect(limited.header("Location") == "/authorities?done=limits&id=north")
-            let relisted = try await sam.get("/authorities?done=limits&id=north")
+            Covers.status(303, of: "POST /authorities/change", limited)
+            #expect(limited.header("Location") == "/authorities?done=changed&id=north")
+            let relisted = try await sam.get("/authorities?done=changed&id=north")
             #expect(relisted.text.contains("<td>300 a day, 25 per issuer key an hour</td>"))
-            #expect(relisted.text.contains(#"id="notice">The limits of north are changed."#))
-            Covers.status(400, of: "POST /authorities/limits", try await sam.administer("/authorities/limits", [
-                ("id", "north"), ("per-key-day", "10000001"),
+            #expect(relisted.text.contains(#"id="notice">north is changed."#) && relisted.text.contains("<td>DE, AT</td>"))
+            #expect(relisted.text.contains(#"id="change-north-family-protego" checked>"#))
+            Covers.status(400, of: "POST /authorities/change", try await sam.administer("/authorities/change", [
+                ("id", "north"), ("name", "Nord"), ("family-cwa", "on"), ("per-key-day", "10000001"),
             ], from: "/authorities"), error: "invalid-limit")
-            Covers.status(404, of: "POST /authorities/limits", try await sam.administer("/authorities/limits", [
-                ("id", "west"), ("per-hour", "5"),
+            Covers.status(400, of: "POST /authorities/change", try await sam.administer("/authorities/change", [
+                ("id", "north"), ("name", " "), ("family-cwa", "on"),
+            ], from: "/authorities"), error: "invalid-authority-name")
+            Covers.status(404, of: "POST /authorities/change", try await sam.administer("/authorities/change", [
+                ("id", "west"), ("name", "West"), ("per-hour", "5"),
             ], from: "/authorities"), error: "no-such-authority")
             #expect(try await sam.get("/authorities").text.contains("<td>300 a day, 25 per issuer key an hour</td>"))
 
@@ -85,7 +92,7 @@ import Testing
             #expect(rows.contains("sam authority_added north Gesundheitsamt Nord"))
             #expect(rows.contains("sam officer_added nora c19supervisor"))
             #expect(rows.contains("sam authority_disabled north -") && rows.contains("sam authority_enabled north -"))
-            #expect(rows.contains("sam authority_limits_changed north per-hour=- per-day=300 per-key-hour=25 per-key-day=-"))
+            #expect(rows.contains("sam authority_changed north families=cwa,protego regions=DE,AT per-hour=- per-day=300 per-key-hour=25 per-key-day=-"))
             let audit = try await sam.get("/audit?action=authority_added")
             #expect(audit.status == 200 && audit.text.contains("Health authority added"))
         }
@@ -160,7 +167,7 @@ import Testing
                 Covers.status(403, of: "POST /authorities", try await post("/authorities", [("id", "south"), ("name", "South"), ("family-cwa", "on")]), error: refused)
                 Covers.status(403, of: "POST /authorities/disable", try await post("/authorities/disable", [("id", "default")]), error: refused)
                 Covers.status(403, of: "POST /authorities/enable", try await post("/authorities/enable", [("id", "default")]), error: refused)
-                Covers.status(403, of: "POST /authorities/limits", try await post("/authorities/limits", [("id", "default"), ("per-hour", "1")]), error: refused)
+                Covers.status(403, of: "POST /authorities/change", try await post("/authorities/change", [("id", "default"), ("per-hour", "1")]), error: refused)
                 Covers.status(403, of: "POST /authorities/supervisor", try await post("/authorities/supervisor", [("id", "default"), ("name", "mallory")]), error: refused)
             }
             // Nothing changed: no south, default enabled, no mallory, nothing recorded.
@@ -183,7 +190,7 @@ import Testing
             Covers.status(503, of: "POST /authorities", try await sam.post("/authorities", [("csrf", csrf), ("id", "east"), ("name", "East")]), error: "unavailable")
             Covers.status(503, of: "POST /authorities/disable", try await sam.post("/authorities/disable", [("csrf", csrf), ("id", "east")]), error: "unavailable")
             Covers.status(503, of: "POST /authorities/enable", try await sam.post("/authorities/enable", [("csrf", csrf), ("id", "east")]), error: "unavailable")
-            Covers.status(503, of: "POST /authorities/limits", try await sam.post("/authorities/limits", [("csrf", csrf), ("id", "east"), ("per-hour", "1")]), error: "unavailable")
+            Covers.status(503, of: "POST /authorities/change", try await sam.post("/authorities/change", [("csrf", csrf), ("id", "east"), ("per-hour", "1")]), error: "unavailable")
             Covers.status(503, of: "POST /authorities/supervisor", try await sam.post("/authorities/supervisor", [("csrf", csrf), ("id", "east"), ("name", "erin")]), error: "unavailable")
             #expect(try await h.administrationRows().allSatisfy { !$0.contains("authority_") && !$0.contains("erin") })
         }

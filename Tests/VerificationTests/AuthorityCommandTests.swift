@@ -22,10 +22,16 @@ import Testing
                 default\tDefault health authority\tcwa,covidshield,protego\tall\t-\t-\t-\t-\tenabled
                 toronto\tToronto Public Health\tcovidshield,protego\tON\t20\t100\t30\t200\tenabled
                 """)
-            let changed = try await h.authorities(["limits", "--id", "toronto", "--per-day", "none", "--issuer-codes-per-hour", "10"])
-            #expect(changed == "Health authority toronto: limits changed; they count from the next issuance.")
-            #expect(try await h.authorities(["list"]).contains("toronto\tToronto Public Health\tcovidshield,protego\tON\t20\t-\t10\t200\tenabled"))
-            _ = try await h.authorities(["limits", "--id", "toronto", "--per-day", "100", "--issuer-codes-per-hour", "30"])
+            let changed = try await h.authorities([
+                "set", "--id", "toronto", "--per-day", "none", "--issuer-codes-per-hour", "10", "--families", "cwa", "--regions", "ON,QC",
+                "--name", "Toronto PH",
+            ])
+            #expect(changed == "Health authority toronto changed; its limits count from the next issuance.")
+            #expect(try await h.authorities(["list"]).contains("toronto\tToronto PH\tcwa\tON,QC\t20\t-\t10\t200\tenabled"))
+            _ = try await h.authorities([
+                "set", "--id", "toronto", "--per-day", "100", "--issuer-codes-per-hour", "30", "--families", "covidshield,protego",
+                "--regions", "ON", "--name", "Toronto Public Health",
+            ])
             #expect(try await h.authorities(["disable", "--id", "toronto"]) == "Health authority toronto disabled.")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try await h.authorities(["list", "--json"]).utf8)) as? [String: [[String: Any]]])
             let toronto = try #require(json["authorities"]?.last)
@@ -47,10 +53,13 @@ import Testing
                 ["add", "--id", "x", "--name", "x", "--issuer-codes-per-day", "10000001"],
                 ["add", "--id", "x"],
                 ["disable", "--id", "nowhere"],
-                ["limits", "--id", "nowhere", "--per-hour", "5"],
-                ["limits", "--id", "toronto"],
-                ["limits", "--id", "toronto", "--per-hour", "0"],
-                ["limits", "--id", "toronto", "--issuer-codes-per-day", "many"],
+                ["set", "--id", "nowhere", "--per-hour", "5"],
+                ["set", "--id", "toronto"],
+                ["set", "--id", "toronto", "--per-hour", "0"],
+                ["set", "--id", "toronto", "--issuer-codes-per-day", "many"],
+                ["set", "--id", "toronto", "--families", "cwa,lemon"],
+                ["set", "--id", "toronto", "--name", ""],
+                ["set", "--id", "toronto", "--regions", "O N"],
                 ["enable", "--id", "nowhere"],
                 [],
             ] {

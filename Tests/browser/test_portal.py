@@ -501,16 +501,16 @@ def test_officer_administration_with_the_keyboard():
                 keys.activate("back-to-authorities")
                 wait.until(EC.presence_of_element_located((By.ID, "authority-north")))
                 print("system administrator added a health authority and appointed its first supervisor")
-                # Its limits later, with the keyboard: the row's form opens with the limits as they are.
-                keys.activate("limits-north")
-                assert browser.find_element(By.ID, "limits-north-per-hour").get_attribute("value") == "50"
-                keys.type_into("limits-north-per-key-hour", "40")
-                accessibility.audit(browser, "an authority's limits form")
-                keys.activate("save-limits-north")
-                wait.until(EC.text_to_be_present_in_element((By.ID, "notice"), "limits of north"))
+                # Its settings later, with the keyboard: the row's form opens with them as they are.
+                keys.activate("change-north")
+                assert browser.find_element(By.ID, "change-north-per-hour").get_attribute("value") == "50"
+                keys.type_into("change-north-per-key-hour", "40")
+                accessibility.audit(browser, "an authority's settings form")
+                keys.activate("save-north")
+                wait.until(EC.text_to_be_present_in_element((By.ID, "notice"), "north is changed"))
                 row = browser.find_element(By.ID, "authority-north").text
                 assert "50 an hour, 40 per issuer key an hour" in row, row
-                print("system administrator changed an authority's limits")
+                print("system administrator changed an authority's settings")
                 # The maintenance switch: on shows the banner on every page, off removes it.
                 keys.activate("nav-maintenance")
                 wait.until(EC.presence_of_element_located((By.ID, "start-maintenance")))

@@ -30,11 +30,11 @@ public struct AdministratorTexts: Sendable {
     public let appointLegend: String
     public let appointName: String
     public let appointButton: String
-    /// The summary of a row's limits form: "Change limits".
-    public let limitsSummary: String
-    /// The legend of that form: "Limits of {name}".
-    public let limitsLegend: String
-    public let limitsButton: String
+    /// The summary of a row's settings form: "Change settings".
+    public let changeSummary: String
+    /// The legend of that form: "Settings of {name}".
+    public let changeLegend: String
+    public let changeButton: String
     public let addHeading: String
     public let addHint: String
     public let fieldID: String
@@ -53,8 +53,8 @@ public struct AdministratorTexts: Sendable {
     public let doneDisabled: String
     /// "{id} is enabled again."
     public let doneEnabled: String
-    /// "{id}'s limits are changed …"
-    public let doneLimits: String
+    /// "{id} is changed. …"
+    public let doneChanged: String
     /// The temporary-password page's notice for a supervisor appointed: "{name}" and "{authority}".
     public let supervisorAppointed: String
     public let backToAuthorities: String

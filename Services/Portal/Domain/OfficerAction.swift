@@ -17,8 +17,9 @@ public enum OfficerAction: String, Sendable, CaseIterable {
     /// A system administrator disabled a health authority (target: its id).
     case authorityDisabled = "authority_disabled"
     case authorityEnabled = "authority_enabled"
-    /// A system administrator changed a health authority's own limits (target: its id; detail: the four limits).
-    case authorityLimitsChanged = "authority_limits_changed"
+    /// A system administrator changed a health authority's settings (target: its id; detail: its families, regions and
+    /// four limits as they now are).
+    case authorityChanged = "authority_changed"
     /// A system administrator switched maintenance on or off (no target; the national view shows it).
     case maintenanceStarted = "maintenance_started"
     case maintenanceEnded = "maintenance_ended"

@@ -99,7 +99,7 @@ extension PortalWeb {
         case .authorityAdded: language.administratorTexts.actionAuthorityAdded
         case .authorityDisabled: language.administratorTexts.actionAuthorityDisabled
         case .authorityEnabled: language.administratorTexts.actionAuthorityEnabled
-        case .authorityLimitsChanged: language.administratorTexts.actionAuthorityLimitsChanged
+        case .authorityChanged: language.administratorTexts.actionAuthorityLimitsChanged
         case .maintenanceStarted: language.administratorTexts.actionMaintenanceStarted
         case .maintenanceEnded: language.administratorTexts.actionMaintenanceEnded
         case .issuerKeyCreated: language.issuerKeyTexts.actionCreated

@@ -37,8 +37,14 @@ extension PortalWeb {
                 "limits": limits.isEmpty ? texts.noLimit : limits.joined(separator: ", "),
                 "state": authority.disabled ? texts.stateDisabled : texts.stateActive,
                 "appointLegend": PortalTexts.fill(texts.appointLegend, ["name": authority.name]),
-                "limitsLegend": PortalTexts.fill(texts.limitsLegend, ["name": authority.name]),
-                // The limits form shows each as it is, an empty field for none.
+                "changeLegend": PortalTexts.fill(texts.changeLegend, ["name": authority.name]),
+                // The settings form shows each as it is, an empty limit for none.
+                "regionList": authority.regions.joined(separator: ", "),
+                "familyChoices": AuthorityRecord.knownFamilies.map { family -> [String: Any] in
+                    var choice: [String: Any] = ["family": family, "label": texts.family(family)]
+                    if authority.families.contains(family) { choice["checked"] = true }
+                    return choice
+                },
                 "perHour": authority.teleTANsPerHour.map(String.init) ?? "",
                 "perDay": authority.teleTANsPerDay.map(String.init) ?? "",
                 "perKeyHour": authority.issuerCodesPerHour.map(String.init) ?? "",
@@ -62,7 +68,7 @@ extension PortalWeb {
             case "added": texts.doneAdded
             case "disabled": texts.doneDisabled
             case "enabled": texts.doneEnabled
-            case "limits": texts.doneLimits
+            case "changed": texts.doneChanged
             default: nil
             }
             if let text { values["notice"] = PortalTexts.fill(text, ["id": id]) }
@@ -117,30 +123,31 @@ extension PortalWeb {
         }
     }
 
-    /// `POST /authorities/limits`: replaces the authority's four own limits with the form's (an empty field for none),
-    /// keeping everything else of it.
-    func changeAuthorityLimits(_ request: Request) async throws -> Response {
+    /// `POST /authorities/change`: replaces the authority's name, regions, families and four own limits with the
+    /// form's (an emptied limit is none), keeping its id and whether it is disabled.
+    func changeAuthority(_ request: Request) async throws -> Response {
         try await supervisorPost(request, .authorities) { current, fields, _ in
             let id = fields["id"] ?? ""
             guard AuthorityID.isWellFormed(id) else { return refused(.noSuchAuthority, request, current) }
             guard let bearer = try await bearer(for: current) else { return try await endSession(current) }
             let changed: AuthorityRecord
             do {
-                var authority = try Self.named(await register.get(id, bearer: bearer))
-                do throws(AuthorityForm.Problem) { try AuthorityForm.applyLimits(fields, to: &authority) } catch {
+                let existing = try Self.named(await register.get(id, bearer: bearer))
+                var authority: AuthorityRecord
+                do throws(AuthorityForm.Problem) { authority = try AuthorityForm.parse(fields) } catch {
                     return refused(.authorityForm(error), request, current)
                 }
+                authority.disabled = existing.disabled
                 changed = try Self.named(await register.change(authority, bearer: bearer))
             } catch let problem as OfficerAdminProblem {
                 return refused(problem, request, current)
             }
             let limits = [changed.teleTANsPerHour, changed.teleTANsPerDay, changed.issuerCodesPerHour, changed.issuerCodesPerDay]
-            let detail = zip(["per-hour", "per-day", "per-key-hour", "per-key-day"], limits).map { "\($0)=\($1.map(String.init) ?? "-")" }
-            try await officerAudit.record(
-                administration(.authorityLimitsChanged, by: current, target: id, detail: detail.joined(separator: " "), authority: id)
-            )
-            logger.info("health authority limits changed", metadata: ["administrator": "\(current.officer.name)", "authority": "\(id)"])
-            return redirect("/authorities?" + FormEncoding.encode([("done", "limits"), ("id", id)]))
+            let detail = ["families=\(changed.families.joined(separator: ","))", "regions=\(changed.regions.joined(separator: ","))"]
+                + zip(["per-hour", "per-day", "per-key-hour", "per-key-day"], limits).map { "\($0)=\($1.map(String.init) ?? "-")" }
+            try await officerAudit.record(administration(.authorityChanged, by: current, target: id, detail: detail.joined(separator: " "), authority: id))
+            logger.info("health authority changed", metadata: ["administrator": "\(current.officer.name)", "authority": "\(id)"])
+            return redirect("/authorities?" + FormEncoding.encode([("done", "changed"), ("id", id)]))
         }
     }
 

@@ -87,7 +87,7 @@ struct PortalWeb: Sendable {
         router.post("/authorities") { request, _ in try await self.addAuthority(request) }
         router.post("/authorities/disable") { request, _ in try await self.disableAuthority(request) }
         router.post("/authorities/enable") { request, _ in try await self.enableAuthority(request) }
-        router.post("/authorities/limits") { request, _ in try await self.changeAuthorityLimits(request) }
+        router.post("/authorities/change") { request, _ in try await self.changeAuthority(request) }
         router.post("/authorities/supervisor") { request, _ in try await self.appointSupervisor(request) }
         router.get("/maintenance") { request, _ in try await self.maintenancePage(request) }
         router.post("/maintenance") { request, _ in try await self.switchMaintenance(request) }

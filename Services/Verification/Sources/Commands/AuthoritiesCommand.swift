@@ -27,13 +27,13 @@ extension AuthoritiesAction {
     }
 }
 
-/// `verification-service authorities list|add|limits|disable|enable`: the health authorities, for operators without the
+/// `verification-service authorities list|add|set|disable|enable`: the health authorities, for operators without the
 /// portal (which changes them through `/version/v1/authorities`).
 struct AuthoritiesCommand: SubcommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "authorities",
         abstract: "Manage the health authorities: their officers' and issuers' families, regions and limits.",
-        subcommands: [List.self, Add.self, Limits.self, Disable.self, Enable.self]
+        subcommands: [List.self, Add.self, Change.self, Disable.self, Enable.self]
     )
 
     struct List: AuthoritiesAction {
@@ -100,27 +100,32 @@ struct AuthoritiesCommand: SubcommandGroup {
         }
     }
 
-    struct Limits: AuthoritiesAction {
+    /// `authorities set`: what the portal's Change settings form does, for operators without the portal.
+    struct Change: AuthoritiesAction {
         static let configuration = CommandConfiguration(
-            commandName: "limits",
-            abstract: "Change an authority's own limits: each one given is set (a number, or 'none' for none of its own); the others stay."
+            commandName: "set",
+            abstract: "Change an authority: each setting given is replaced (a limit by a number, or 'none' for none of its own); the others stay."
         )
         @Option var id: String
+        @Option(help: "1 to 100 characters.") var name: String?
+        @Option(help: "Comma list of cwa, covidshield, protego.") var families: String?
+        @Option(help: "Comma list of the regions its codes may be issued for ('' for every region).") var regions: String?
         @Option(name: .customLong("per-hour"), help: "teleTANs and codes its officers may issue together in a clock hour.") var perHour: String?
         @Option(name: .customLong("per-day"), help: "The same per UTC day.") var perDay: String?
         @Option(help: "Codes each of its issuer keys may issue in a clock hour, below ISSUER_CODES_PER_HOUR.") var issuerCodesPerHour: String?
         @Option(help: "The same per UTC day, below ISSUER_CODES_PER_DAY.") var issuerCodesPerDay: String?
         @OptionGroup var settings: SettingsOptions
 
+        /// Wrong words are refused before the database is opened.
         func validate() throws {
-            guard [perHour, perDay, issuerCodesPerHour, issuerCodesPerDay].contains(where: { $0 != nil }) else {
-                throw ValidationError("give at least one of --per-hour, --per-day, --issuer-codes-per-hour, --issuer-codes-per-day")
+            guard [name, families, regions, perHour, perDay, issuerCodesPerHour, issuerCodesPerDay].contains(where: { $0 != nil }) else {
+                throw ValidationError("give at least one setting to change")
             }
             var probe = AuthoritySettings(name: "probe")
             try apply(to: &probe)
         }
 
-        /// Sets each limit given; "none" clears one.
+        /// Replaces each setting given; "none" clears a limit.
         func apply(to settings: inout AuthoritySettings) throws {
             func limit(_ text: String?, _ option: String, current: Int?) throws -> Int? {
                 guard let text else { return current }
@@ -128,6 +133,14 @@ struct AuthoritiesCommand: SubcommandGroup {
                 guard let value = Int(text) else { throw ValidationError("--\(option) is a number or 'none', got '\(text)'") }
                 return value
             }
+            if let name { settings.name = name }
+            if let families {
+                guard let parsed = AppFamily.parseList(families) else {
+                    throw ValidationError("--families is a comma list of cwa, covidshield and protego, got '\(families)'")
+                }
+                settings.families = parsed
+            }
+            if let regions { settings.regions = regions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
             settings.teleTANsPerHour = try limit(perHour, "per-hour", current: settings.teleTANsPerHour)
             settings.teleTANsPerDay = try limit(perDay, "per-day", current: settings.teleTANsPerDay)
             settings.issuerCodesPerHour = try limit(issuerCodesPerHour, "issuer-codes-per-hour", current: settings.issuerCodesPerHour)
@@ -141,7 +154,7 @@ struct AuthoritiesCommand: SubcommandGroup {
             guard try await store.change(id: id, to: authority.settings, now: environment.clock.now()) != nil else {
                 throw UsageError("no health authority \(id)")
             }
-            return "Health authority \(id): limits changed; they count from the next issuance."
+            return "Health authority \(id) changed; its limits count from the next issuance."
         }
     }
 
