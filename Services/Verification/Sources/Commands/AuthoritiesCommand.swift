@@ -27,6 +27,21 @@ extension AuthoritiesAction {
     }
 }
 
+extension AuthoritiesAction {
+    /// `--families` of `add` and `set`: a comma list of families.
+    func authorityFamilies(_ text: String) throws -> Set<AppFamily> {
+        guard let parsed = AppFamily.parseList(text) else {
+            throw ValidationError("--families is a comma list of cwa, covidshield and protego, got '\(text)'")
+        }
+        return parsed
+    }
+
+    /// `--regions` of `add` and `set`: a comma list, blanks around each region ignored; empty for every region.
+    func authorityRegions(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}
+
 /// `verification-service authorities list|add|set|disable|enable`: the health authorities, for operators without the
 /// portal (which changes them through `/version/v1/authorities`).
 struct AuthoritiesCommand: SubcommandGroup {
@@ -81,11 +96,8 @@ struct AuthoritiesCommand: SubcommandGroup {
 
         func authoritySettings() throws -> AuthoritySettings {
             guard AuthorityID.isWellFormed(id) else { throw ValidationError("--id has 1 to 32 of a-z, 0-9 and '-', not starting with '-', got '\(id)'") }
-            guard let parsed = AppFamily.parseList(families) else {
-                throw ValidationError("--families is a comma list of cwa, covidshield and protego, got '\(families)'")
-            }
             let settings = AuthoritySettings(
-                name: name, regions: regions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, families: parsed,
+                name: name, regions: authorityRegions(regions), families: try authorityFamilies(families),
                 teleTANsPerHour: perHour, teleTANsPerDay: perDay, issuerCodesPerHour: issuerCodesPerHour, issuerCodesPerDay: issuerCodesPerDay
             )
             if let problem = settings.problem { throw ValidationError(problem) }
@@ -134,13 +146,8 @@ struct AuthoritiesCommand: SubcommandGroup {
                 return value
             }
             if let name { settings.name = name }
-            if let families {
-                guard let parsed = AppFamily.parseList(families) else {
-                    throw ValidationError("--families is a comma list of cwa, covidshield and protego, got '\(families)'")
-                }
-                settings.families = parsed
-            }
-            if let regions { settings.regions = regions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            if let families { settings.families = try authorityFamilies(families) }
+            if let regions { settings.regions = authorityRegions(regions) }
             settings.teleTANsPerHour = try limit(perHour, "per-hour", current: settings.teleTANsPerHour)
             settings.teleTANsPerDay = try limit(perDay, "per-day", current: settings.teleTANsPerDay)
             settings.issuerCodesPerHour = try limit(issuerCodesPerHour, "issuer-codes-per-hour", current: settings.issuerCodesPerHour)
