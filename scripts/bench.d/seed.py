@@ -33,12 +33,18 @@ class Client:
         self.local = threading.local()
 
     def post(self, path, body, headers, expected):
+        return self.request("POST", path, body, headers, expected)
+
+    def get(self, path, headers, expected):
+        return self.request("GET", path, None, headers, expected)
+
+    def request(self, method, path, body, headers, expected):
         for attempt in range(2):
             connection = getattr(self.local, "connection", None)
             if connection is None:
                 connection = self.local.connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
             try:
-                connection.request("POST", path, body=body, headers=headers)
+                connection.request(method, path, body=body, headers=headers)
                 response = connection.getresponse()
                 data = response.read()
             except (http.client.HTTPException, ConnectionError):
@@ -48,7 +54,7 @@ class Client:
                     raise
                 continue
             if response.status != expected:
-                raise SystemExit(f"seed: POST {path} answered {response.status}, expected {expected}: {data[:200]!r}")
+                raise SystemExit(f"seed: {method} {path} answered {response.status}, expected {expected}: {data[:200]!r}")
             return data
 
 
