@@ -83,6 +83,26 @@ func service(
     ]
 }
 
+/// An app family of the submission service (`Services/Submission/Families/<family>`): its OpenAPI document
+/// (`openapi.yaml`, a link into openapi/) with handlers, storage and export, over `SubmissionCore` and the rules.
+func family(_ family: String, dependencies: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+    .target(
+        name: "Submission\(family)",
+        dependencies: [
+            "SubmissionCore", "SubmissionDomain", "ExposureCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+        ] + dependencies,
+        path: "Services/Submission/Families/\(family)",
+        resources: resources,
+        swiftSettings: swiftSettings,
+        plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+    )
+}
+
 let package = Package(
     name: "ExposureSuite",
     platforms: [.macOS(.v15)],
@@ -262,16 +282,6 @@ let package = Package(
         "ExposureStatistics",
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
     ])
-    + [
-        // The CovidShield family's app-facing API (openapi/covidshield.yaml): generated types and server stubs only.
-        .target(
-            name: "CovidShieldAPI",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
-            path: "Services/Submission/CovidShield",
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-        ),
-    ]
     + service("Submission", folder: "Submission", executable: "submission-service", domainDependencies: [
         "ExposureProtocol",
         // CovidShield uploads are sealed with NaCl crypto_box.
@@ -285,8 +295,8 @@ let package = Package(
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ], dependencies: [
         "ExposureProtocol",
-        "ExposureNaCl",
-        "CovidShieldAPI",
+        "SubmissionCore",
+        "SubmissionCovidShield",
         "VerificationClient",
         "ExposureStatistics",
         "SubmissionLemon",
@@ -295,43 +305,50 @@ let package = Package(
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ])
     + [
-        // The LEMON tracing-app API (openapi/lemon.yaml), served on the submission service's app listener: its own
-        // target because one generator run serves one document.
+        // What every app family of the submission service is built on (docs/architecture.md, "Adding a family"): the
+        // one key store and the service's schema, the two-phase intake, the clients of verification's TANs and
+        // one-time codes, the export tree and signing keys, and the `SubmissionFamily` protocol the service registers
+        // each family through.
         .target(
-            name: "SubmissionLemon",
+            name: "SubmissionCore",
             dependencies: [
-                "SubmissionDomain", "ExposureCore",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                "SubmissionDomain", "ExposureCore", "ExposureStatistics", "ExposureProtocol", "VerificationClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Services/Submission/Lemon",
-            resources: [.copy("Data")],
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-        ),
-        // The ProteGO Safe family's edge on the submission service (issue #50): its own OpenAPI document and handlers,
-        // over the submission rules; the service registers it on its app listener and gives it the shared intake.
-        .target(
-            name: "SubmissionProteGO",
-            dependencies: [
-                "SubmissionDomain", "ExposureCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
             ],
-            path: "Services/Submission/ProteGO",
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            path: "Services/Submission/Core",
+            swiftSettings: swiftSettings
         ),
+        // The families, one shape each (`Services/Submission/Families/<Family>/`): the family's OpenAPI document and
+        // handlers (API/), its tables (Storage/), its download output where it has one (Export/), its settings and
+        // `<Family>Family`, over SubmissionCore; its rules are in `Domain/<Family>/`. One target per family because one
+        // generator run serves one document.
+        family("CovidShield", dependencies: [
+            // Uploads are sealed with NaCl crypto_box; key pairs with AES-GCM.
+            "ExposureNaCl", "ExposureProtocol", "ExposureStatistics",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SQLKit", package: "sql-kit"),
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        ]),
+        family("Lemon", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            // Device signatures (RSASSA-PKCS1-v1_5), pre-master secrets (RSA-OAEP), and its JWTs.
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "SQLKit", package: "sql-kit"),
+        ], resources: [.copy("Data")]),
+        family("ProteGO", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "SQLKit", package: "sql-kit"),
+        ]),
     ]
     + service("Portal", folder: "Portal", executable: "portal-service", domainDependencies: [
         .product(name: "JWTKit", package: "jwt-kit"),
@@ -412,7 +429,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "SubmissionTests", dependencies: [
-            "Submission", "SubmissionDomain", "SubmissionProteGO", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
+            "Submission", "SubmissionCore", "SubmissionCovidShield", "SubmissionDomain", "SubmissionProteGO", "Verification", "VerificationDomain", "TestResult", "TestResultDomain",
             "ExposureProtocol", "ExposureNaCl", "ExposureStack", "ExposureTestSupport", "SubmissionLemon",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -431,7 +448,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PortalTests", dependencies: [
-            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "Submission", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
+            "Portal", "PortalDomain", "Verification", "VerificationDomain", "TestResult", "Submission", "SubmissionCore", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
         ], swiftSettings: swiftSettings),
     ]
 )

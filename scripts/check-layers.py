@@ -53,7 +53,7 @@ def breaches() -> list[str]:
     for name in SERVICES:
         others = {other for other in SERVICES if other != name}
         forbidden = others | {other + "Domain" for other in others}
-        # Every folder of the service: Domain, Sources, Main and the app families' edges (Submission/ProteGO).
+        # Every folder of the service: Domain, Sources, Main and, for submission, Core and the app families (Families/).
         service_folders = sorted(path for path in (ROOT / "Services" / name).iterdir() if path.is_dir()) if (ROOT / "Services" / name).is_dir() else []
         for folder in service_folders:
             for path in swift_files(folder):

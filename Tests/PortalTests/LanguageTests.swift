@@ -5,6 +5,7 @@ import Foundation
 import Testing
 @testable import Portal
 @testable import Submission
+import SubmissionCore
 @testable import TestResult
 @testable import Verification
 

@@ -6,6 +6,8 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import SubmissionDomain
 
 /// `POST /claim-key` over real HTTP on both databases, codes redeemed at verification's stand-in (acceptance 2–4).

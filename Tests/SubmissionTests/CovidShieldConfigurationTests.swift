@@ -4,6 +4,8 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import SubmissionDomain
 
 @Suite struct CovidShieldConfigurationTests {

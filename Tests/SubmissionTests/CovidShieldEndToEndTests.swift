@@ -7,6 +7,8 @@ import JWTKit
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import Verification
 @testable import VerificationDomain
 

@@ -5,6 +5,8 @@ import SQLKit
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import SubmissionDomain
 
 /// The key sealing CovidShield key pairs never lives in the database it protects. Earlier versions generated one into

@@ -7,6 +7,8 @@ import NIOHTTP1
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import SubmissionDomain
 
 /// The CovidShield answers byte for byte as the reference server (Go, gorilla/mux, mid-2020) wrote them and as its own

@@ -5,6 +5,8 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import SubmissionDomain
 
 /// `GET /retrieve-day` and `/retrieve-hour` over real HTTP on both databases (acceptance 11–16), plus the

@@ -8,6 +8,8 @@ import SwiftProtobuf
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import SubmissionDomain
 
 /// What the CovidShield tests build their requests from: the sheet's keys and bytes (../shared/design/covidshield.md).

@@ -7,6 +7,8 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 @testable import SubmissionDomain
 
 /// `POST /upload` over real HTTP on both databases (acceptance 5–10), the checks in the sheet's order.

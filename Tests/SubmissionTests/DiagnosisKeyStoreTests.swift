@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 @Suite struct DiagnosisKeyStoreTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)

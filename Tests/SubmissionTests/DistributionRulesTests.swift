@@ -5,6 +5,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// A key valid for the whole UTC day `day` (days since the epoch), submitted in `submissionHour`.
 func dayKey(_ seed: UInt8, day: Int64, trl: Int32 = 5, submissionHour: Int64? = nil) -> ExportableKey {

@@ -5,6 +5,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// The record of placements in both databases, through whole distribution runs: a key's hour is decided once,
 /// however later runs see the stored keys.

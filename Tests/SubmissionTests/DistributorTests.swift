@@ -6,6 +6,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// Distribution runs on keys stored through the real submission endpoint, into a temporary export tree.
 @Suite struct DistributorTests {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Submission
+@testable import SubmissionCore
 
 /// A tree whose writes all go to `tree` but the one of `diverted`, which goes to `elsewhere`: with `elsewhere` a
 /// bucket that does not exist, one real upload fails in the middle of a run.

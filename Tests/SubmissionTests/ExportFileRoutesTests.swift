@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// The export tree served over GET (`SERVE_EXPORTS`), as the CDN origin serves it: each file with its type and how
 /// long a CDN may keep it, and nothing outside the tree.

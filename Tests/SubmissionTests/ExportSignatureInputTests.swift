@@ -4,6 +4,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// The bytes every key file's signature covers (`export.bin`: the 16-byte header and the serialized export), pinned by
 /// a known answer computed apart from this code: Python's protobuf over the fixture `export_contract.proto`, written

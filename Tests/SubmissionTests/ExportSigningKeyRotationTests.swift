@@ -5,6 +5,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// Export signing with several keys, for a rotation without an outage (docs/operations.md, "Export-signing key"): every
 /// key file, the app configuration and the ProteGO region's zips carry one `SignatureInfo` and one signature per

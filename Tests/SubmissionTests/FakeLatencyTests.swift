@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// An observer timing uploads cannot tell fake ones from real ones: the two latency distributions pass a
 /// two-sample Kolmogorov–Smirnov test. Real uploads go through the real verification service with fresh TANs.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// Fake requests (`cwa-fake: 1`) look like a real success and do nothing.
 @Suite struct FakeRequestTests {

@@ -6,6 +6,7 @@ import Foundation
 import JWTKit
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 @testable import SubmissionDomain
 @testable import Verification
 @testable import VerificationDomain

@@ -4,6 +4,8 @@ import Foundation
 import NIOHTTP1
 import Testing
 @testable import Submission
+@testable import SubmissionCore
+@testable import SubmissionCovidShield
 
 /// Issue #64: a CWA-only health authority turns the other families off (`COVIDSHIELD_ENABLED`, `PROTEGO_ENABLED`,
 /// default off). Their paths are then not there (404, for any method), their download output is not written, and

@@ -2,6 +2,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// The published app configuration checked by tools that share nothing with this code base: Python's zipfile and
 /// protobuf (classes protoc generates from `app_config.proto`, the message an app is given) decode it, OpenSSL

@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 @testable import TestResult
 @testable import Verification
 

@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// The `EXPORT_S3_*` settings: read like every other, secrets also from files, and refused at start-up when
 /// incomplete or contradictory.

@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import ZIPFoundation
 @testable import Submission
+@testable import SubmissionCore
 
 /// Distribution runs that publish to a real S3 API (moto), through the `EXPORT_S3_*` settings.
 @Suite(.enabled(if: MotoServer.testsRun)) struct ObjectStoreDistributionTests {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// The order of a real upload's work (reserve the TAN, store the keys as pending, confirm, publish) against failures
 /// of each step, with verification's stand-in: no TAN is lost and no key is published without its TAN spent.

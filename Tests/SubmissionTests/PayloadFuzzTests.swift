@@ -7,6 +7,7 @@ import SwiftProtobuf
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// Random and mutated upload bodies: the parser and the rules never crash and agree with the rules as the contract
 /// states them (`SubmissionRulesOracle`, which shares no code with the validator), and over HTTP every body the rules

@@ -4,6 +4,7 @@ import Foundation
 import SQLKit
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// The ProteGO Safe adapter on the submission listener, with verification's stand-in (which redeems PINs as the real
 /// one does): the envelopes and statuses of the design sheet's acceptance list, and that no invalid request spends a

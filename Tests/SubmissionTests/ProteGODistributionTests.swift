@@ -5,6 +5,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// The ProteGO download output of the distribution run: `index.txt` and zips named as both apps parse them, served
 /// at the index's three spellings, each zip a GAEN export signed with the region's own key (acceptance items 6, 13, 14

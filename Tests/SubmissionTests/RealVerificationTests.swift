@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 @testable import TestResult
 @testable import Verification
 @testable import VerificationDomain

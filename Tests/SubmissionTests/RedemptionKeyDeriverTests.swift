@@ -3,6 +3,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// `RedemptionKeyDeriver`: one submission, one key; any other submission, TAN or secret, another.
 @Suite struct RedemptionKeyDeriverTests {

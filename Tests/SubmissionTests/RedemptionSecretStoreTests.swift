@@ -3,6 +3,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// `RedemptionSecretStore`: replicas sharing a database share one secret, whoever starts first.
 @Suite struct RedemptionSecretStoreTests {

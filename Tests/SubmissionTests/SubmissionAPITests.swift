@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// The endpoint over real HTTP, on SQLite and PostgreSQL, with TANs verified by the stand-in over HTTP.
 @Suite struct SubmissionAPITests {

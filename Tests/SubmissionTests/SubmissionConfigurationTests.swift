@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 @Suite struct SubmissionConfigurationTests {
     @Test func defaults() throws {

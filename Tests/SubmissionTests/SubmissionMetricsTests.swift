@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 @Suite struct SubmissionMetricsTests {
     /// Every request is tallied under its outcome, with the keys it stored and dropped, and published only when its

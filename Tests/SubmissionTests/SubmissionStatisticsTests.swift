@@ -4,6 +4,7 @@ import ExposureTestSupport
 import Foundation
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 import SubmissionDomain
 
 /// The daily statistics of one upload's whole way, against the real services: the lab's result, the registration,

@@ -7,6 +7,7 @@ import SQLKit
 import SwiftProtobuf
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// A running submission service on a fresh database, with a verification stand-in, for one test.
 struct SubmissionHarness: Sendable {

@@ -7,6 +7,7 @@ import SwiftProtobuf
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// Every rule of the contract, without HTTP or a database.
 @Suite struct SubmissionValidatorTests {

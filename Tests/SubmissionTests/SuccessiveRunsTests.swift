@@ -4,6 +4,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 
 /// Distribution runs hour after hour while hours hold fewer keys than the shifting threshold, keys leave the lookback
 /// window and some commit after their hour was planned. The planner is run against a simulated store here;

@@ -2,6 +2,7 @@
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 @Suite struct TransmissionRiskMappingTests {
     let standard = TransmissionRiskMapping.standard

@@ -5,6 +5,7 @@ import Foundation
 @testable import SubmissionDomain
 import Testing
 @testable import Submission
+@testable import SubmissionCore
 @testable import Verification
 
 /// The two-phase redemption against the real verification service, on both databases, with an upload stopped at each

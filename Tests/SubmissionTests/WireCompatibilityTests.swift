@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// A payload encoded by an independent protobuf implementation (Python's `protobuf`, from a `.proto` written
 /// from the contract) is read as the contract says. Round trips through our own generated types could not

@@ -1,6 +1,7 @@
 import ExposureCore
 import Foundation
 import Logging
+import SubmissionCore
 
 /// Settles uploads left pending: their request stopped between storing the keys and publishing them (the process was
 /// killed, verification's answer to the confirmation was lost, the database failed at the end).

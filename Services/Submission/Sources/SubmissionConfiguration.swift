@@ -1,8 +1,11 @@
 import ExposureCore
 import ExposureStatistics
 import Foundation
+import SubmissionCore
+import SubmissionCovidShield
 import SubmissionDomain
 import SubmissionLemon
+import SubmissionProteGO
 
 /// Everything the submission service reads from its environment (see docs/operations.md).
 public struct SubmissionConfiguration: Sendable {

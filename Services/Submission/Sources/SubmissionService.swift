@@ -6,6 +6,8 @@ import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
+import SubmissionCore
+import SubmissionCovidShield
 import SubmissionDomain
 import SubmissionLemon
 import SubmissionProteGO
@@ -75,40 +77,22 @@ public enum SubmissionService {
             ServiceClients.liveness(name: "verification", baseURL: configuration.verificationURL, client: http.client),
         ]
         let distributor: Distributor
-        var covidShield: CovidShieldHandlers?
         // The app families' one-time codes are verification's: one client spends them for every adapter.
         let codes = OneTimeCodes(
             baseURL: configuration.verificationURL, policy: configuration.verification, serviceToken: verificationToken,
             http: http, logger: logger
         )
+        var families: [any SubmissionFamily] = []
         do {
             try api.registerHandlers(on: router, configuration: StandardRouter.openAPIConfiguration, middlewares: [OpenAPIErrorMiddleware(logger: logger)])
             // Each other family, when enabled, on the same listener: its app has one base URL for what it sends. A
             // disabled family's paths are not there (404).
-            if configuration.families.covidShield {
-                let handlers = try await makeCovidShieldHandlers(
-                    configuration, database: database, store: store, codes: codes, tally: tally, statistics: statistics.counter,
-                    environment: environment
-                )
-                // Its paths are routed as the reference's router did before the generated handlers see them (and so
-                // is every route registered after this, which the middleware passes on untouched).
-                router.add(middleware: CovidShieldRouteMiddleware(retrieval: handlers.retrieval, clock: environment.clock))
-                try handlers.registerHandlers(
-                    on: router, configuration: StandardRouter.openAPIConfiguration,
-                    middlewares: [OpenAPIErrorMiddleware(logger: logger), CovidShieldAnswerHeaders()]
-                )
-                covidShield = handlers
-            }
-            try await LemonFamily.register(
-                on: router, configuration: configuration.lemon, database: database, maxBodyBytes: configuration.maxBodyBytes, environment: environment
-            )
-            // ProteGO Safe: its own document and envelopes, the same intake.
-            if configuration.families.protego {
-                try ProteGOAdapter(
-                    codes: codes, intake: intake, rules: configuration.protego.rules(riskMapping: configuration.rules.riskMapping),
-                    tally: tally, environment: environment
-                ).register(on: router)
-            }
+            families = try await makeFamilies(configuration, context: SubmissionFamilyContext(
+                database: database, keys: store, intake: intake, codes: codes, rules: configuration.rules, tally: tally,
+                statistics: statistics.counter, http: http, maxBodyBytes: configuration.maxBodyBytes,
+                retentionInterval: configuration.retentionInterval, environment: environment
+            ))
+            for family in families { try family.register(on: router) }
             distributor = try makeDistributor(configuration, database: database, logger: logger)
         } catch {
             await http.shutdown()
@@ -121,15 +105,9 @@ public enum SubmissionService {
             )
         }
 
-        let covidShieldPairs = covidShield?.keyPairs
         let retention = PeriodicJob(name: "submission.retention", interval: configuration.retentionInterval, logger: logger) {
             let deleted = try await store.applyRetention(retentionDays: configuration.rules.retentionDays, now: environment.clock.now())
             if deleted > 0 { logger.info("retention applied", metadata: ["deleted": "\(deleted)"]) }
-            // Dead CovidShield key pairs: their sealed secrets are of no more use.
-            if let covidShieldPairs {
-                let pairs = try await covidShieldPairs.purgeDead(now: environment.clock.now())
-                if pairs > 0 { logger.info("dead covidshield key pairs deleted", metadata: ["deleted": "\(pairs)"]) }
-            }
         }
         // Every replica runs it; each of its steps is safe to repeat and to run concurrently.
         let recovery = PendingUploadRecovery(
@@ -139,6 +117,7 @@ public enum SubmissionService {
             try await recovery.run()
         }
         var jobs: [any Service] = [retention, recoveryJob, tally.job(service: name, logger: logger), statistics.flusher]
+        jobs += families.flatMap(\.jobs)
         if configuration.distribution.interval > .zero {
             // Every replica schedules it; the lock and the recorded round let one of them run each interval.
             let interval = configuration.distribution.interval
@@ -146,21 +125,6 @@ public enum SubmissionService {
                 if let report = try await distributor.runScheduled(now: environment.clock.now(), interval: interval) {
                     statistics.counter.count(KeyIntake.keysPublished, by: report.keysPublished + report.protegoKeysPublished)
                 }
-            })
-        }
-        if configuration.lemon.enabled, let file = configuration.lemon.statisticsFile {
-            let lemon = configuration.lemon
-            jobs.append(PeriodicJob(name: "submission.lemon-statistics", interval: lemon.statisticsInterval, logger: logger) {
-                try await LemonStatisticsImport.run(file: file, day: nil, configuration: lemon, database: database, clock: environment.clock)
-            })
-        }
-        if configuration.lemon.enabled, let url = configuration.lemon.statisticsURL {
-            // Fetched with the service's own client (shut down with it), its timeout and size limit per request.
-            let lemon = configuration.lemon
-            jobs.append(PeriodicJob(name: "submission.lemon-statistics", interval: lemon.statisticsInterval, logger: logger) {
-                await LemonStatisticsImport.scheduled(
-                    url: url, http: http.client, configuration: lemon, database: database, clock: environment.clock, logger: logger
-                )
             })
         }
         return ServiceBundle(
@@ -182,36 +146,20 @@ public enum SubmissionService {
         )
     }
 
-    /// The CovidShield adapter's handlers: the pairs sealed under the operator's key, retrieval under the operator's
-    /// HMAC key (neither is ever generated).
-    static func makeCovidShieldHandlers(
-        _ configuration: SubmissionConfiguration, database: Database, store: DiagnosisKeyStore, codes: OneTimeCodes,
-        tally: HourlyTally, statistics: DailyCounter, environment: ServiceEnvironment
-    ) async throws -> CovidShieldHandlers {
-        let settings = configuration.covidShield
-        // The key sealing the pairs lives outside the database it protects.
-        guard let encryptionKey = settings.keyEncryptionKey else { throw CovidShieldConfiguration.keyEncryptionKeyMissing }
-        guard let hmacKey = settings.retrieveHMACKey else { throw CovidShieldConfiguration.retrieveHMACKeyMissing }
-        let sealer = SecretSealer(key: encryptionKey)
-        let moved = try await CovidShieldKeyPairStore(database: database).resealPairsUnderConfiguredKey(sealer)
-        if moved > 0 {
-            environment.logger.notice(
-                "CovidShield key pairs moved from the key earlier versions kept in the database to COVIDSHIELD_KEY_ENCRYPTION_KEY; that key is deleted",
-                metadata: ["pairs": "\(moved)"]
-            )
+    /// The app families enabled beside the CWA upload (docs/architecture.md, "Adding a family"), in the order their
+    /// routes are registered: CovidShield's router middleware sees every request registered after it.
+    static func makeFamilies(_ configuration: SubmissionConfiguration, context: SubmissionFamilyContext) async throws -> [any SubmissionFamily] {
+        var families: [any SubmissionFamily] = []
+        if configuration.families.covidShield {
+            families.append(try await CovidShieldFamily.make(configuration.covidShield, context: context))
         }
-        return CovidShieldHandlers(
-            configuration: settings,
-            homeCountry: configuration.rules.homeCountry,
-            keyPairs: CovidShieldKeyPairStore(database: database),
-            keys: store,
-            codes: codes,
-            sealer: sealer,
-            retrieval: CovidShieldRetrievalRules(hmacKey: hmacKey),
-            metrics: CovidShieldMetrics(tally: tally),
-            statistics: statistics,
-            environment: environment
-        )
+        if let lemon = try await LemonFamily.make(configuration.lemon, context: context) {
+            families.append(lemon)
+        }
+        if configuration.families.protego {
+            families.append(ProteGOFamily.make(configuration.protego, context: context))
+        }
+        return families
     }
 
     /// The distribution job with its outputs: the CWA tree and, unless turned off, the ProteGO download format.

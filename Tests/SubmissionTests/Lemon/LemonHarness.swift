@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Submission
+@testable import SubmissionCore
 
 /// The LEMON API of a running submission service (`SubmissionHarness` with the family on).
 struct LemonHarness: Sendable {

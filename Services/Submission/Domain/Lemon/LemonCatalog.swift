@@ -1,7 +1,7 @@
 import Foundation
 
 /// The reference data of the LEMON API: countries, languages, and the symptom list per language. It comes from data
-/// files (`Services/Submission/Lemon/Data`, plus any directory configured), so adding a language is adding a file.
+/// files (`Services/Submission/Families/Lemon/Data`, plus any directory configured), so adding a language is adding a file.
 public struct LemonCatalog: Sendable {
     /// The language of `GET /api/v1/symptoms` without `?language=` (the seed: English).
     public static let defaultLanguage = "en"

@@ -3,6 +3,7 @@ import ExposureProtocol
 import Foundation
 import Logging
 import OpenAPIRuntime
+import SubmissionCore
 import SubmissionDomain
 
 /// The handler of `openapi/submission.yaml`. Rules live in `Domain/`, SQL in `Storage/`; this file is the

@@ -1,6 +1,7 @@
 import ExposureCore
 import ExposureProtocol
 import Foundation
+import SubmissionCore
 import SubmissionDomain
 
 /// The distribution job's settings (see docs/operations.md, "Distribution").

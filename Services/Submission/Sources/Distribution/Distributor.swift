@@ -3,7 +3,9 @@ import Foundation
 import Logging
 import Metrics
 import NIOPosix
+import SubmissionCore
 import SubmissionDomain
+import SubmissionProteGO
 
 /// What one distribution run did.
 public struct DistributionReport: Sendable, Equatable {

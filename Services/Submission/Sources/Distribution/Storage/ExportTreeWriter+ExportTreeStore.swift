@@ -1,5 +1,6 @@
 import Foundation
 import NIOPosix
+import SubmissionCore
 
 /// The directory writer as a store. Its file calls block, so they run on NIO's thread pool, off Swift
 /// concurrency's few threads that `serve` needs for submissions meanwhile.

@@ -1,4 +1,5 @@
 import Foundation
+import SubmissionCore
 
 /// Writes the export tree to a directory that a static server or CDN origin serves (the default `ExportTreeStore`;
 /// `ObjectStoreTreeWriter` is the other).

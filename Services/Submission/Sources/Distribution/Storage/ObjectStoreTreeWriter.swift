@@ -1,5 +1,6 @@
 import ExposureCore
 import Foundation
+import SubmissionCore
 import SubmissionDomain
 
 /// Publishes the export tree to an S3-compatible object store, under an optional key prefix.

@@ -1,4 +1,0 @@
-import SubmissionProteGO
-
-/// The ProteGO adapter's keys go through the same two phases as the CWA upload's.
-extension KeyIntake: ProteGOKeyIntake {}
