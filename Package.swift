@@ -305,7 +305,7 @@ let package = Package(
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
     ])
     + [
-        // What every app family of the submission service is built on (docs/architecture.md, "Adding a family"): the
+        // What every app family of the submission service is built on (docs/architecture.md, "Adding an app family"): the
         // one key store and the service's schema, the two-phase intake, the clients of verification's TANs and
         // one-time codes, the export tree and signing keys, and the `SubmissionFamily` protocol the service registers
         // each family through.

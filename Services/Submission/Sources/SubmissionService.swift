@@ -146,7 +146,7 @@ public enum SubmissionService {
         )
     }
 
-    /// The app families enabled beside the CWA upload (docs/architecture.md, "Adding a family"), in the order their
+    /// The app families enabled beside the CWA upload (docs/architecture.md, "Adding an app family"), in the order their
     /// routes are registered: CovidShield's router middleware sees every request registered after it.
     static func makeFamilies(_ configuration: SubmissionConfiguration, context: SubmissionFamilyContext) async throws -> [any SubmissionFamily] {
         var families: [any SubmissionFamily] = []

@@ -13,6 +13,8 @@ public struct CovidShieldFamily: SubmissionFamily {
     public let name = "covidshield"
     let handlers: CovidShieldHandlers
     let logger: Logger
+    /// How often dead key pairs are deleted: with the service's retention (`RETENTION_INTERVAL`).
+    let retentionInterval: Duration
 
     /// The handlers over the pairs sealed under the operator's key, retrieval under the operator's HMAC key (neither is
     /// ever generated). Pairs sealed by earlier versions under a key kept in the database move to the configured key.
@@ -43,8 +45,6 @@ public struct CovidShieldFamily: SubmissionFamily {
         )
         return CovidShieldFamily(handlers: handlers, logger: context.environment.logger, retentionInterval: context.retentionInterval)
     }
-
-    let retentionInterval: Duration
 
     public func register(on router: Router<BasicRequestContext>) throws {
         // Its paths are routed as the reference's router did before the generated handlers see them (and so is every
