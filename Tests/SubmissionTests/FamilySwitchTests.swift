@@ -36,6 +36,29 @@ import Testing
             #expect(try await h.submit([0xFF, 0x00, 0x13], tan: Codes.uuidV4(using: SystemRandomSource()), fake: "1").status == 200)
             let distributor = try SubmissionService.makeDistributor(configuration, database: h.database, logger: TestLogger.quiet)
             #expect(distributor.protego == nil)
+            #expect(!h.jobNames.contains("submission.covidshield-retention"))
+        }
+    }
+
+    /// An enabled family's own jobs run beside the service's (registered through `SubmissionFamily.jobs`): CovidShield
+    /// deletes its dead key pairs, LEMON imports its statistics file; a disabled family has none.
+    @Test(arguments: TestDatabase.all)
+    func anEnabledFamilysOwnJobsRunBesideTheServices(kind: TestDatabase) async throws {
+        let statistics = FileManager.default.temporaryDirectory.appendingPathComponent("lemon-\(UUID().uuidString).csv").path
+        try Data("Country_Region,Confirmed\n".utf8).write(to: URL(fileURLWithPath: statistics))
+        defer { try? FileManager.default.removeItem(atPath: statistics) }
+        let enabled = Self.off.merging(CovidShieldWire.settings) { $1 }.merging(LemonTestKeys.settings) { $1 }.merging([
+            "COVIDSHIELD_ENABLED": "true", "LEMON_STATISTICS_FILE": statistics,
+        ]) { $1 }
+        try await SubmissionHarness.run(kind, environment: enabled) { h in
+            #expect(h.jobNames.contains("submission.retention"))
+            #expect(h.jobNames.contains("submission.covidshield-retention"))
+            #expect(h.jobNames.contains("submission.lemon-statistics"))
+        }
+        try await SubmissionHarness.run(kind, environment: Self.off.merging(["LEMON_STATISTICS_FILE": statistics]) { $1 }) { h in
+            #expect(h.jobNames.contains("submission.retention"))
+            #expect(!h.jobNames.contains("submission.covidshield-retention"))
+            #expect(!h.jobNames.contains("submission.lemon-statistics"))
         }
     }
 

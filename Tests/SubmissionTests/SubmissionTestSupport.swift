@@ -20,6 +20,8 @@ struct SubmissionHarness: Sendable {
     let store: DiagnosisKeyStore
     let clock: ManualClock
     let kind: TestDatabase
+    /// The names of the service's periodic jobs, the enabled families' own among them.
+    let jobNames: [String]
 
     static let path = "/version/v1/diagnosis-keys"
 
@@ -65,7 +67,8 @@ struct SubmissionHarness: Sendable {
                         database: database,
                         store: DiagnosisKeyStore(database: database),
                         clock: clock,
-                        kind: kind
+                        kind: kind,
+                        jobNames: bundle.jobs.compactMap { ($0 as? PeriodicJob)?.name }
                     )
                     try await body(harness)
                 }

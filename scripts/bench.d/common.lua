@@ -24,6 +24,11 @@ function common.slice(path, thread_count)
     return lines
 end
 
+-- The bytes a pool line gives in hex (bodies are kept as text in the pool files).
+function common.unhex(hex)
+    return (hex:gsub("..", function(pair) return string.char(tonumber(pair, 16)) end))
+end
+
 -- A cursor over a pool. One-time pools stop their thread when used up, and say so in the result line:
 -- the figure is then a lower bound (wrk divides by the full duration). Reusable pools wrap around.
 function common.cursor(lines, reusable)

@@ -24,9 +24,6 @@ local function now_ms()
     return tonumber(timespec.tv_sec) * 1000 + tonumber(timespec.tv_nsec) / 1e6
 end
 
-local function unhex(hex)
-    return (hex:gsub("..", function(pair) return string.char(tonumber(pair, 16)) end))
-end
 
 -- Random values for fake requests, made once per thread: the services store nothing for a fake, so a value may
 -- repeat; their shape is a real one's (a fake is validated like a real request).
@@ -100,7 +97,7 @@ function init(args)
                 local tan, hex = uploads():match("^(%S+) (%x+)$")
                 return wrk.format("POST", "/version/v1/diagnosis-keys", {
                     ["Content-Type"] = "application/x-protobuf", ["cwa-fake"] = "0", ["cwa-authorization"] = tan,
-                }, unhex(hex))
+                }, common.unhex(hex))
             end
         end,
         fake_register = function()

@@ -1,15 +1,12 @@
 -- POSTs one pre-built body per request from a pool file, optionally with its own credential in a header.
 --   wrk … -s pool-body.lua <url> -- <pool file> <once|reuse> <thread count> [header name]
--- Pool lines are "<hex of the body>", or "<header value>\t<hex of the body>" when a header name is given
--- (scripts/bench.d/seed_families.py). Other headers (Content-Type) come from wrk's -H.
+-- Pool lines are "<hex of the body>", or "<header value> <hex of the body>" (a space or a tab before the hex) when a
+-- header name is given: a TAN and its SubmissionPayload (seed.py payloads), a bearer token and its survey
+-- (seed_families.py). Other headers (Content-Type, cwa-fake) come from wrk's -H.
 package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. package.path
 local common = require("common")
 
 local next_item, header
-
-local function unhex(hex)
-    return (hex:gsub("..", function(pair) return string.char(tonumber(pair, 16)) end))
-end
 
 function init(args)
     local lines = common.slice(args[1], tonumber(args[3]))
@@ -17,8 +14,8 @@ function init(args)
     -- Decoded once here, so that the load loop only formats requests.
     local items = {}
     for i, line in ipairs(lines) do
-        local value, hex = line:match("^([^\t]*)\t(%x+)$")
-        items[i] = { value = value, body = unhex(hex or line) }
+        local value, hex = line:match("^(.-)%s(%x+)$")
+        items[i] = { value = value, body = common.unhex(hex or line) }
     end
     next_item = common.cursor(items, args[2] == "reuse")
 end
