@@ -275,9 +275,28 @@ let package = Package(
     ], dependencies: [
         "TestResultClient",
         "ExposureStatistics",
+        "VerificationENX",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "JWTKit", package: "jwt-kit"),
     ])
+    + [
+        // Verification's app families with their own wire protocol (docs/architecture.md, "Adding an app family"):
+        // ENX, Google's verification-server protocol. Its routes are registered by hand (openapi/enx.yaml is the
+        // contract; field names match without regard to case, which generated decoders cannot do).
+        .target(
+            name: "VerificationENX",
+            dependencies: [
+                "VerificationDomain", "ExposureCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            path: "Services/Verification/Families/ENX",
+            swiftSettings: swiftSettings
+        ),
+    ]
     + service("TestResult", folder: "TestResult", executable: "testresult-service", domainDependencies: [], dependencies: [
         "ExposureStatistics",
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -386,7 +405,7 @@ let package = Package(
             name: "exposure-suite",
             dependencies: [
                 "ExposureCore", "ExposureProtocol", "ExposureStack", "Verification", "TestResult", "Submission", "Portal",
-                "SubmissionDomain", "SubmissionLemon", "PortalDomain", "ExposureNaCl",
+                "SubmissionDomain", "SubmissionLemon", "PortalDomain", "ExposureNaCl", "ExposureRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -423,7 +442,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Verification", "VerificationDomain", "TestResult", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
+            "Verification", "VerificationDomain", "VerificationENX", "TestResult", "ExposureStack", "ExposureStatistics", "ExposureTestSupport",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

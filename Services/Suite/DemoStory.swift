@@ -10,6 +10,8 @@ import SubmissionDomain
 struct DemoStory {
     struct Endpoints {
         var verification = "http://127.0.0.1:8010"
+        /// Verification's issuer listener, where a health authority's systems issue ENX codes.
+        var verificationIssuer = "http://127.0.0.1:8013"
         var testResultLabs = "http://127.0.0.1:8020"
         var submission = "http://127.0.0.1:8030"
         var portal = "http://127.0.0.1:8040"

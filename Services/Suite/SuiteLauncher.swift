@@ -53,7 +53,7 @@ enum SuiteLauncher {
             bindHost: layout.bindHost,
             variables: [
                 // Every app family on (LEMON through its keys below).
-                .verification: ["TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile, "COVIDSHIELD_ENABLED": "true", "PROTEGO_ENABLED": "true"],
+                .verification: ["TELETAN_HASH_KEYS_FILE": teleTANHashKeysFile, "COVIDSHIELD_ENABLED": "true", "PROTEGO_ENABLED": "true", "ENX_ENABLED": "true"],
                 // the distribution job on a short schedule, publishing the running hour (development only)
                 .submission: [
                     "EXPORT_DIR": layout.path("exports"),
@@ -102,7 +102,8 @@ enum SuiteLauncher {
             stack: stack, rows: rows, credentials: secrets,
             exportPublicKeyPEM: try exportPublicKeyPEM(plan: plan, settings: settings),
             endpoints: DemoStory.Endpoints(
-                verification: stack.url(.verification, "app"), testResultLabs: stack.url(.testResult, "lab"),
+                verification: stack.url(.verification, "app"), verificationIssuer: stack.url(.verification, VerificationService.issuerListener),
+                testResultLabs: stack.url(.testResult, "lab"),
                 submission: stack.url(.submission, "app"), portal: stack.url(.portal, "web")
             )
         )
@@ -149,6 +150,16 @@ enum SuiteLauncher {
                 ["add", "officer-north", "--roles", "c19hotline", "--authority", demoAuthority], configuration: portal, environment: environment, password: { password }
             )
             created += [("NORTH_OFFICER_USER", "officer-north"), ("NORTH_OFFICER_PASSWORD", password)]
+        }
+        // A health authority system's admin key and the device key ENX would carry, both of `default`: the demo's ENX
+        // story issues, verifies and certifies with them.
+        if secrets["ENX_DEVICE_KEY"] == nil {
+            let verification = try VerificationConfiguration(settings(.verification, plan.settings(of: .verification)))
+            func key(_ role: String, _ name: String) async throws -> String {
+                let output = try await VerificationAdmin.enxKeys(["add", "--name", name, "--role", role], configuration: verification, environment: environment)
+                return String(output.split(separator: "\n").last ?? "")
+            }
+            created += [("ENX_ADMIN_KEY", try await key("admin", "demo-lab-system")), ("ENX_DEVICE_KEY", try await key("device", "demo-enx"))]
         }
         guard !created.isEmpty else { return secrets }
         try credentials.add(created)
@@ -218,6 +229,7 @@ enum SuiteLauncher {
             try await story.runTestStory()
             try await story.runTeleTANStory()
             try await story.runFamilyStories()
+            try await story.runENXStory()
             try await story.runAuthoritiesStory(auditLog: auditLog)
             print("\nEvery step held.")
             return
@@ -235,6 +247,7 @@ enum SuiteLauncher {
             try await story.runTestStory()
             try await story.runTeleTANStory()
             try await story.runFamilyStories()
+            try await story.runENXStory()
             try await story.runAuthoritiesStory(auditLog: auditLog)
             await services.stack.stop()
             print("\nEvery step held.")
@@ -259,6 +272,7 @@ enum SuiteLauncher {
     static func configuredEndpoints(settings: InProcessRunner.SettingsReader, plan: StackPlan) throws -> DemoStory.Endpoints {
         DemoStory.Endpoints(
             verification: "http://127.0.0.1:\(try VerificationConfiguration(settings(.verification, plan.settings(of: .verification))).appListener.port)",
+            verificationIssuer: "http://127.0.0.1:\(try VerificationConfiguration(settings(.verification, plan.settings(of: .verification))).issuerListener.port)",
             testResultLabs: "http://127.0.0.1:\(try TestResultConfiguration(settings(.testResult, plan.settings(of: .testResult))).labListener.port)",
             submission: "http://127.0.0.1:\(try SubmissionConfiguration(settings(.submission, plan.settings(of: .submission))).listener.port)",
             portal: "http://127.0.0.1:\(try PortalConfiguration(settings(.portal, plan.settings(of: .portal))).listener.port)"

@@ -10,6 +10,9 @@ public struct FamilyAnswer: CoverableResponse, Sendable {
         case plainText
         /// A Firebase callable function's error: `{"error": {"message": "…", "status": "PERMISSION_DENIED"}}` (ProteGO).
         case firebaseCallable
+        /// Google's verification server (ENX): `{"error": "<sentence>", "errorCode": "<code>", "error_code": "<code>"}`,
+        /// the last a copy of the second that is always present.
+        case enx
     }
 
     public let answer: TestResponse
@@ -23,7 +26,15 @@ public struct FamilyAnswer: CoverableResponse, Sendable {
         switch form {
         case .plainText: answer.text.hasSuffix("\n") ? String(answer.text.dropLast()) : answer.text
         case .firebaseCallable: (answer.json["error"] as? [String: Any])?["status"] as? String
+        case .enx: answer.json["errorCode"] as? String
         }
+    }
+
+    /// This answer is `status` in the family's error form, with `code` as its error code.
+    public func expectError(_ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(self.status == status, "\(request): \(answer.text.prefix(200))", sourceLocation: sourceLocation)
+        expectDocumentedBody(sourceLocation: sourceLocation)
+        #expect(errorCode == code, "\(request): \(answer.text.prefix(200))", sourceLocation: sourceLocation)
     }
 
     public func expectDocumentedBody(sourceLocation: SourceLocation) {
@@ -37,6 +48,12 @@ public struct FamilyAnswer: CoverableResponse, Sendable {
             let error = answer.json["error"] as? [String: Any]
             #expect(error?["message"] is String && error?["status"] is String, "\(request) \(status): \(answer.text)", sourceLocation: sourceLocation)
             #expect(answer.json.count == 1, "\(request) \(status): \(answer.text)", sourceLocation: sourceLocation)
+        case .enx:
+            #expect(answer.header("Content-Type")?.hasPrefix("application/json") == true, "\(request) \(status): not JSON", sourceLocation: sourceLocation)
+            let json = answer.json
+            #expect(json["error"] is String && json["errorCode"] is String, "\(request) \(status): \(answer.text)", sourceLocation: sourceLocation)
+            #expect(json["error_code"] as? String == json["errorCode"] as? String, "\(request) \(status): \(answer.text)", sourceLocation: sourceLocation)
+            #expect(json["padding"] == nil || json["codes"] != nil, "\(request) \(status): an error with padding", sourceLocation: sourceLocation)
         }
     }
 }

@@ -43,6 +43,7 @@ public enum TestServiceTokens {
         "TESTRESULT_API_TOKEN": verification,
         "COVIDSHIELD_ENABLED": "true",
         "PROTEGO_ENABLED": "true",
+        "ENX_ENABLED": "true",
     ]) { $1 }
 
     /// The portal's, submission's and verification's keys, as a stack names them.

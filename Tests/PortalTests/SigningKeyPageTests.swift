@@ -109,7 +109,7 @@ import Verification
     /// Without the operator's sealing key nothing is made, and the page says why; verification unreachable, 503.
     @Test(arguments: [TestDatabase.sqlite])
     func anInstallationThatCannotSealSaysSo(kind: TestDatabase) async throws {
-        try await PortalHarness.run(on: kind, verification: ["SIGNING_KEY_ENCRYPTION_KEY_FILE": ""]) { h in
+        try await PortalHarness.run(on: kind, verification: ["SIGNING_KEY_ENCRYPTION_KEY_FILE": "", "ENX_ENABLED": "false"]) { h in
             let sofia = try await h.supervisor("sofia")
             let refused = try await sofia.administer("/signing-keys", [], from: "/signing-keys")
             Covers.status(503, of: "POST /signing-keys", refused)

@@ -158,10 +158,11 @@ import Testing
         }
     }
 
-    /// Without `SIGNING_KEY_ENCRYPTION_KEY` nothing is made (503); listing and publishing still answer.
+    /// Without `SIGNING_KEY_ENCRYPTION_KEY` nothing is made (503); listing and publishing still answer. (ENX, which signs
+    /// with these keys, refuses to start without it, so it is off here.)
     @Test(arguments: TestDatabase.all)
     func withoutASealingKeyNoKeyIsMade(kind: TestDatabase) async throws {
-        try await VerificationHarness.run(on: kind, environment: ["SIGNING_KEY_ENCRYPTION_KEY_FILE": ""]) { h in
+        try await VerificationHarness.run(on: kind, environment: ["SIGNING_KEY_ENCRYPTION_KEY_FILE": "", "ENX_ENABLED": "false"]) { h in
             let sofia = try await h.officerToken(roles: [OfficerRoles.supervisor], subject: "sofia")
             Covers.status(503, of: "POST /version/v1/signing-keys", try await Self.rotate(h, token: sofia), error: "signing_keys_unavailable")
             #expect(try Self.keys(try await Self.list(h, token: sofia)).isEmpty)

@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureStatistics
 import Foundation
 import VerificationDomain
+import VerificationENX
 
 /// The operator's work on code issuers and health authorities, behind `verification-service issuers add|list|remove`
 /// and `verification-service authorities list|add|disable|enable` (the command types are in Commands/). Each returns
@@ -26,6 +27,15 @@ public enum VerificationAdmin {
     }
 
     /// Opens the configured database for one command and closes it again.
+    /// `enx-keys …` given as words (`["add", "--name", "app", "--role", "device"]`), parsed as the executable parses
+    /// them, against the configured database.
+    public static func enxKeys(_ words: [String], configuration: VerificationConfiguration, environment: ServiceEnvironment) async throws -> String {
+        let action = try ENXKeysCommand.parse(words: words, as: (any ENXKeysAction).self)
+        return try await withDatabase(configuration, environment: environment) {
+            try await action.output(store: ENXAPIKeyStore(database: $0), environment: environment)
+        }
+    }
+
     static func withDatabase<Output>(
         _ configuration: VerificationConfiguration,
         environment: ServiceEnvironment,

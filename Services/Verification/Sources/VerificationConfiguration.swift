@@ -2,6 +2,7 @@ import ExposureCore
 import ExposureStatistics
 import Foundation
 import VerificationDomain
+import VerificationENX
 
 /// Everything the verification service reads from its environment (see docs/operations.md).
 public struct VerificationConfiguration: Sendable {
@@ -37,6 +38,8 @@ public struct VerificationConfiguration: Sendable {
     /// The app families whose one-time codes are issued here (`COVIDSHIELD_ENABLED`, `PROTEGO_ENABLED`, as submission
     /// reads them): a disabled family's issuer endpoints are not there and the portal cannot issue its codes.
     public var families: AppFamilies
+    /// The ENX family's settings (`ENX_…`, docs/enx.md), used when `ENX_ENABLED`.
+    public var enx: ENXConfiguration
     /// Codes one issuer may issue through the issuer listener per clock hour (`ISSUER_CODES_PER_HOUR`, default 1000)
     /// and per UTC day (`ISSUER_CODES_PER_DAY`, default 5000), shared by all replicas.
     public var issuerRateLimit: IssuerRateLimit
@@ -110,6 +113,7 @@ public struct VerificationConfiguration: Sendable {
             proteGO: try Self.region(settings, "PROTEGO_REGION", default: "PL")
         )
         families = try AppFamilies(settings)
+        enx = try ENXConfiguration(settings)
         issuerRateLimit = IssuerRateLimit(
             perHour: try settings.int("ISSUER_CODES_PER_HOUR", default: IssuerRateLimit().perHour, in: 1...1_000_000),
             perDay: try settings.int("ISSUER_CODES_PER_DAY", default: IssuerRateLimit().perDay, in: 1...100_000_000)
@@ -118,6 +122,10 @@ public struct VerificationConfiguration: Sendable {
         trustedProxies = try settings.networks("TRUSTED_PROXIES")
         teleTANHashKeys = try SecretHashKey.parseList(try settings.requiredString("TELETAN_HASH_KEYS"), variable: "TELETAN_HASH_KEYS")
         signingKeyEncryptionKey = try settings.hexKey("SIGNING_KEY_ENCRYPTION_KEY", bytes: SecretSealer.keyBytes...SecretSealer.keyBytes)
+        if families.enx, signingKeyEncryptionKey == nil {
+            // ENX tokens and certificates are signed with the health authorities' own keys, stored sealed under it.
+            throw ConfigurationError(variable: "ENX_ENABLED", reason: "needs SIGNING_KEY_ENCRYPTION_KEY (or _FILE): the authorities' signing keys, which sign ENX certificates, are sealed under it")
+        }
         for retired in ["JWT_ISSUER", "JWT_AUDIENCE"] where try settings.raw(retired) != nil {
             throw ConfigurationError(
                 variable: retired,

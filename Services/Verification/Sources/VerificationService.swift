@@ -9,6 +9,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
 import VerificationDomain
+import VerificationENX
 
 /// The verification service: registration tokens, test results and TANs for the apps (app listener); TAN
 /// verification, teleTAN issuance and the one-time codes of the other app families for the submission service and the
@@ -45,6 +46,8 @@ public enum VerificationService {
         let codeHashes = TypedSecretHasher(keys: configuration.teleTANHashKeys, acceptsLegacy: false)
         let codes = OneTimeCodeStore(database: database, hasher: codeHashes)
         let authorities = AuthorityStore(database: database)
+        let signingKeys = AuthoritySigningKeyStore(database: database, sealer: configuration.signingKeyEncryptionKey.map(SecretSealer.init))
+        let latency = LatencyMatcher(random: environment.random)
         let api = VerificationAPI(
             sessions: SessionStore(database: database),
             tans: TanStore(database: database, repeatWindow: lifetimes.tanRepeat, lease: lifetimes.tanReservation),
@@ -65,8 +68,8 @@ public enum VerificationService {
             codeGuesses: OneTimeCodeGuesses(limits: configuration.codeGuesses, clock: environment.clock, random: environment.random),
             issuedCodes: IssuedCodeStore(database: database),
             issuerKeys: IssuerStore(database: database),
-            signingKeys: AuthoritySigningKeyStore(database: database, sealer: configuration.signingKeyEncryptionKey.map(SecretSealer.init)),
-            latency: LatencyMatcher(random: environment.random),
+            signingKeys: signingKeys,
+            latency: latency,
             tally: tally,
             statistics: statistics.counter,
             clock: environment.clock,
@@ -77,8 +80,12 @@ public enum VerificationService {
             OpenAPIErrorMiddleware(logger: logger), BearerTokenMiddleware(), CacheControlMiddleware(VerificationAPI.publicKeysCacheControl),
         ]
         let readiness = [ReadinessCheck.database(database), ServiceClients.liveness(name: "testresult", baseURL: configuration.testResultURL, client: http.client)]
-        // The contract: bodies over 10,000 bytes, or sent chunked, are answered 406.
-        let bodyLimit = StandardRouter.BodyLimit(maxBytes: 10_000, status: .notAcceptable, requireLength: true)
+        // The contract: bodies over 10,000 bytes, or sent chunked, are answered 406. The ENX family's paths have the
+        // limit of their own contract (64,000 bytes, a 400 in ENX's form).
+        let bodyLimit = StandardRouter.BodyLimit(
+            maxBytes: 10_000, status: .notAcceptable, requireLength: true,
+            exemptPathPrefixes: configuration.families.enx ? [ENXFamily.appPathPrefix] : []
+        )
 
         let appRouter = StandardRouter.make(service: name, bodyLimit: bodyLimit)
         try api.registerHandlers(
@@ -104,6 +111,21 @@ public enum VerificationService {
             codesIssued: api.codesIssued, statistics: statistics.counter, clock: environment.clock, random: environment.random, logger: logger
         ).register(on: issuerRouter, families: configuration.families)
 
+        // The ENX family (docs/enx.md): its device endpoints for phones, its issuer endpoints for authorities' systems.
+        let enx: ENXFamily? = configuration.families.enx ? ENXFamily(
+            configuration: configuration.enx,
+            context: ENXFamily.Context(
+                database: database, codeHashes: codeHashes,
+                authorities: ENXAuthorityDirectory(
+                    authorities: authorities, signingKeys: signingKeys, database: database, issuerLimit: configuration.issuerRateLimit,
+                    clock: environment.clock, random: environment.random
+                ),
+                latency: latency, codeGuesses: configuration.codeGuesses, clock: environment.clock, random: environment.random, logger: logger
+            )
+        ) : nil
+        enx?.registerDevice(on: appRouter)
+        enx?.registerIssuer(on: issuerRouter)
+
         let retention = VerificationRetention(database: database, lifetimes: lifetimes, rateLimitWindow: configuration.teleTANRateLimit.window)
         var jobs: [any Service] = [
             tally.job(service: name, logger: logger),
@@ -115,6 +137,7 @@ public enum VerificationService {
                 }
             },
         ]
+        if let enx { jobs.append(enx.retention(interval: configuration.retentionInterval)) }
         if configuration.signingKeys.jwksURL != nil {
             let source = configuration.signingKeys
             jobs.append(PeriodicJob(name: "verification.jwks", interval: configuration.jwksRefreshInterval, logger: logger) {

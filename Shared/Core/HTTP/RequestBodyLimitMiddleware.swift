@@ -9,15 +9,21 @@ public struct RequestBodyLimitMiddleware<Context: RequestContext>: RouterMiddlew
     public let maxBytes: Int
     public let status: HTTPResponse.Status
     public let requireLength: Bool
+    /// Paths under these prefixes are left to their handlers (`StandardRouter.BodyLimit.exemptPathPrefixes`).
+    public let exemptPathPrefixes: [String]
 
-    public init(maxBytes: Int, status: HTTPResponse.Status = .contentTooLarge, requireLength: Bool = false) {
+    public init(maxBytes: Int, status: HTTPResponse.Status = .contentTooLarge, requireLength: Bool = false, exemptPathPrefixes: [String] = []) {
         self.maxBytes = maxBytes
         self.status = status
         self.requireLength = requireLength
+        self.exemptPathPrefixes = exemptPathPrefixes
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post || request.method == .put || request.method == .patch else {
+            return try await next(request, context)
+        }
+        if !exemptPathPrefixes.isEmpty, exemptPathPrefixes.contains(where: request.uri.path.hasPrefix) {
             return try await next(request, context)
         }
         if let lengthText = request.headers[.contentLength] {

@@ -11,11 +11,15 @@ public enum StandardRouter {
         public var maxBytes: Int
         public var status: HTTPResponse.Status
         public var requireLength: Bool
+        /// Path prefixes of an app family whose contract sets its own limit and its own answer (ENX's `/api/`: 64,000
+        /// bytes, a 400 in its own error form); its handlers enforce them, this limit leaves their requests alone.
+        public var exemptPathPrefixes: [String]
 
-        public init(maxBytes: Int, status: HTTPResponse.Status = .contentTooLarge, requireLength: Bool = false) {
+        public init(maxBytes: Int, status: HTTPResponse.Status = .contentTooLarge, requireLength: Bool = false, exemptPathPrefixes: [String] = []) {
             self.maxBytes = maxBytes
             self.status = status
             self.requireLength = requireLength
+            self.exemptPathPrefixes = exemptPathPrefixes
         }
     }
 
@@ -29,7 +33,9 @@ public enum StandardRouter {
         router.add(middleware: RequestMetricsMiddleware(service: service))
         router.add(middleware: JSONErrorMiddleware())
         if let callers { router.add(middleware: ServiceTokenMiddleware(tokens: callers.tokens, permissions: callers.permissions)) }
-        router.add(middleware: RequestBodyLimitMiddleware(maxBytes: bodyLimit.maxBytes, status: bodyLimit.status, requireLength: bodyLimit.requireLength))
+        router.add(middleware: RequestBodyLimitMiddleware(
+            maxBytes: bodyLimit.maxBytes, status: bodyLimit.status, requireLength: bodyLimit.requireLength, exemptPathPrefixes: bodyLimit.exemptPathPrefixes
+        ))
         // A load balancer's or a calling service's check that the process answers: a constant, nothing to learn.
         router.addLivenessRoute()
         return router

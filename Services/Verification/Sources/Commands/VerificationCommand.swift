@@ -9,7 +9,7 @@ public struct VerificationCommand: AsyncParsableCommand {
         version: ExposureSuite.version,
         subcommands: [
             ServeCommand<VerificationService>.self, MigrateCommand<VerificationService>.self, HealthcheckCommand<VerificationService>.self,
-            IssuersCommand.self, AuthoritiesCommand.self,
+            IssuersCommand.self, AuthoritiesCommand.self, ENXKeysCommand.self,
         ],
         defaultSubcommand: ServeCommand<VerificationService>.self
     )

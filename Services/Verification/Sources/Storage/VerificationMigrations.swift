@@ -220,6 +220,54 @@ enum VerificationMigrations {
             "ALTER TABLE authorities ADD COLUMN issuer_codes_per_hour INTEGER",
             "ALTER TABLE authorities ADD COLUMN issuer_codes_per_day INTEGER",
         ]),
+        // The ENX family (Families/ENX, docs/enx.md): its keys of one authority and one role (SHA-256 of the key), its
+        // codes (a short and a long form, both keyed hashes, unique so that a lookup finds one row; the caller's uuid
+        // unique per authority), and the verification tokens those codes minted (SHA-256 of the token's id).
+        Migration(version: 16, name: "the ENX family: keys, codes and verification tokens", sql: [
+            """
+            CREATE TABLE enx_api_keys (
+                key_hash TEXT PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                authority TEXT NOT NULL,
+                role TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                created_by TEXT
+            )
+            """,
+            """
+            CREATE TABLE enx_codes (
+                authority TEXT NOT NULL,
+                uuid TEXT NOT NULL,
+                code_hash TEXT NOT NULL UNIQUE,
+                long_code_hash TEXT NOT NULL UNIQUE,
+                hash_key_id TEXT NOT NULL,
+                test_type TEXT NOT NULL,
+                symptom_day BIGINT,
+                test_day BIGINT,
+                external_issuer TEXT,
+                issued_by TEXT NOT NULL,
+                issued_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                long_expires_at BIGINT NOT NULL,
+                claimed_at BIGINT,
+                PRIMARY KEY (authority, uuid)
+            )
+            """,
+            "CREATE INDEX enx_codes_long_expires_at ON enx_codes (long_expires_at)",
+            """
+            CREATE TABLE enx_tokens (
+                token_hash TEXT PRIMARY KEY,
+                authority TEXT NOT NULL,
+                test_type TEXT NOT NULL,
+                symptom_day BIGINT,
+                test_day BIGINT,
+                issued_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT
+            )
+            """,
+            "CREATE INDEX enx_tokens_expires_at ON enx_tokens (expires_at)",
+        ]),
     ]
 
     static var migrator: Migrator { Migrator(service: "verification", migrations: all) }
