@@ -97,6 +97,10 @@ issuer() {
 }
 run verification.yaml "$VERIFICATION_ISSUER" --include-tag issuer \
     -H "Authorization: Bearer $(issuer fuzz-covidshield covidshield)" -H "api-token: $(issuer fuzz-protego protego)"
+# ENX (docs/enx.md): the device endpoints with the suite's device key, the issuer endpoints with its admin key, both
+# made at the suite's first start. Wrong codes soon meet the guess allowance (429), which is documented too.
+run enx.yaml "$VERIFICATION" --include-tag device -H "X-API-Key: $(credential ENX_DEVICE_KEY)"
+run enx.yaml "$VERIFICATION_ISSUER" --include-tag issuer -H "X-API-Key: $(credential ENX_ADMIN_KEY)"
 # The statistics API on each counting service's management listener, with the suite's reader token (the portal's).
 for management in "${ports[6]}" "${ports[7]}" "${ports[8]}"; do
     run statistics.yaml "$management" -H "Authorization: Bearer $(credential PORTAL_STATISTICS_TOKEN)"

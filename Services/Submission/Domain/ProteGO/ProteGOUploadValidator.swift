@@ -30,7 +30,7 @@ public struct ProteGOUploadValidator: Sendable {
     public static let maxKeys = 30
     /// ENS's `MAX_SAME_START_INTERVAL_KEYS` default: keys that share a start interval (a day's key and the shorter
     /// ones a GAEN 1.5 phone releases for the same day), and the Android apps' keys per day.
-    public static let maxKeysPerStart = 3
+    public static let maxKeysPerStart = GAENKeyOverlap.maxKeysPerStart
     public static let keyLength = 16
     public static let rollingPeriods: ClosedRange<Int32> = 1...144
     public static let transmissionRisks: ClosedRange<Int32> = 0...8
@@ -96,34 +96,16 @@ public struct ProteGOUploadValidator: Sendable {
         return keys
     }
 
-    /// ENS's check: keys that share a start interval may overlap (at most `maxKeysPerStart` of them); a key with a
-    /// later start must start at or after the end of the keys before it (sorted by start, then period, the end of
-    /// the last one). The same key data twice is refused apart: it is one key, not two.
+    /// ENS's check (`GAENKeyOverlap`), in ProteGO's words.
     static func checkNoOverlap(_ keys: [DiagnosisKey]) throws(ProteGORejection) {
-        guard Set(keys.map(\.keyData)).count == keys.count else {
+        switch GAENKeyOverlap.problem(keys.map { ($0.keyData, Int64($0.rollingStartIntervalNumber), Int64($0.rollingPeriod)) }) {
+        case nil: return
+        case .sameKeyTwice:
             throw ProteGORejection(.overlappingKeys, "temporaryExposureKeys must not hold the same key twice.")
-        }
-        let sorted = keys.sorted {
-            ($0.rollingStartIntervalNumber, $0.rollingPeriod) < ($1.rollingStartIntervalNumber, $1.rollingPeriod)
-        }
-        var previousStart: Int32?
-        var nextStart = Int64.min
-        var sameStart = 0
-        for key in sorted {
-            let start = key.rollingStartIntervalNumber
-            if start == previousStart {
-                sameStart += 1
-                guard sameStart <= Self.maxKeysPerStart else {
-                    throw ProteGORejection(.overlappingKeys, "At most \(Self.maxKeysPerStart) temporaryExposureKeys may share a rollingStartNumber.")
-                }
-            } else {
-                guard Int64(start) >= nextStart else {
-                    throw ProteGORejection(.overlappingKeys, "temporaryExposureKeys of different rollingStartNumbers must not overlap in time.")
-                }
-                previousStart = start
-                sameStart = 1
-            }
-            nextStart = Int64(start) + Int64(key.rollingPeriod)
+        case .tooManyOfOneStart:
+            throw ProteGORejection(.overlappingKeys, "At most \(Self.maxKeysPerStart) temporaryExposureKeys may share a rollingStartNumber.")
+        case .overlapping:
+            throw ProteGORejection(.overlappingKeys, "temporaryExposureKeys of different rollingStartNumbers must not overlap in time.")
         }
     }
 }
