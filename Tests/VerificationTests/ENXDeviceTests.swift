@@ -103,6 +103,31 @@ import Testing
         }
     }
 
+    /// Chaff and real answers have one length distribution: every 200 of the device endpoints is 2,400 to 2,740 bytes,
+    /// whatever it holds (a token with both dates, a certificate, or nothing). With the reference's padding alone, of
+    /// 1,024 to 2,047 bytes beside the content, a real answer was its content (600 to 700 bytes) longer than chaff.
+    @Test(arguments: TestDatabase.all)
+    func chaffAndRealAnswersAreAlikeInLength(kind: TestDatabase) async throws {
+        try await ENXHarness.run(on: kind) { enx in
+            var real: [Int] = [], chaff: [Int] = []
+            for round in 0..<12 {
+                let (code, _) = try await enx.newCode(symptomDaysAgo: 2, testDaysAgo: round % 2 == 0 ? 1 : nil)
+                let verified = try await enx.verify(code)
+                let certified = try await enx.certificate(try #require(verified.json["token"] as? String))
+                real += [verified.body.count, certified.body.count]
+                for path in [ENXHarness.verify, ENXHarness.certificate] {
+                    let answer = try await enx.call(enx.h.app, path, ["code": code], key: enx.device, headers: [("X-Chaff", "1")])
+                    chaff.append(answer.body.count)
+                    #expect(answer.json.keys.sorted() == ["padding"])
+                    ENXHarness.expectPadding(answer)
+                }
+                ENXHarness.expectPadding(verified)
+                ENXHarness.expectPadding(certified)
+            }
+            #expect((real + chaff).allSatisfy { (2400...2740).contains($0) }, "real \(real), chaff \(chaff)")
+        }
+    }
+
     /// Item 14: of concurrent verifications of one code, exactly one gets a token.
     @Test(arguments: TestDatabase.all)
     func concurrentVerificationsClaimACodeOnce(kind: TestDatabase) async throws {

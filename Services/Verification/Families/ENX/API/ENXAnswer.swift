@@ -15,10 +15,46 @@ enum ENXAnswer {
         json(.ok, Padded(body: body, padding: padding(random)))
     }
 
-    /// The answer to a chaff request: only padding.
+    /// The answer to a chaff request: only padding, as long as a real answer of the device endpoints
+    /// (`deviceSized`).
     static func chaff(random: any RandomSource) -> Response {
-        json(.ok, ["padding": padding(random)])
+        deviceSized(EmptyBody(), random: random)
     }
+
+    /// How long, in bytes, every 200 of `/api/verify` and `/api/certificate` is, chaff or real: drawn uniformly from
+    /// this range and reached with the padding (and up to three blanks JSON allows), so that the length of an answer,
+    /// which TLS does not hide, does not tell chaff from a real verification. The reference pads with 1,024 to 2,047
+    /// random bytes whatever the answer holds, so its chaff was shorter than its real answers by their content; here
+    /// the padding is still 1,024 to 2,047 bytes for any content up to `deviceContentLimit` (the upper end is chaff's:
+    /// 2,740 bytes less its 14 of JSON is 2,046 bytes of base64).
+    static let deviceAnswerSizes = 2400...2740
+    /// The longest content (without padding) a device answer may have for its padding to stay in 1,024…2,047 bytes:
+    /// a verification token with both dates is about 700 bytes.
+    static let deviceContentLimit = 1000
+
+    /// `body`, padded to a length drawn from `deviceAnswerSizes`.
+    static func deviceSized<Body: Encodable>(_ body: Body, random: any RandomSource) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // The bodies are structs of strings: encoding them cannot fail.
+        let content = Array((try? encoder.encode(body)) ?? Data("{}".utf8))
+        // `{…,"padding":"<base64>"}`: the content without its closing brace, a comma when it has fields, the key.
+        var prefix = Array(content.dropLast())
+        if prefix.count > 1 { prefix.append(UInt8(ascii: ",")) }
+        let key = Array(#""padding":""#.utf8), end = Array(#""}"#.utf8)
+        let target = deviceAnswerSizes.lowerBound + Int(random.uniform(below: UInt64(deviceAnswerSizes.count)))
+        let room = max(0, target - prefix.count - key.count - end.count)
+        // Base64 of a multiple of 3 bytes has no `=`, so its length is any multiple of 4; blanks make up the rest.
+        let paddingBytes = room / 4 * 3
+        let blanks = room - paddingBytes / 3 * 4
+        let padding = Array(Data(random.bytes(count: paddingBytes)).base64EncodedString().utf8)
+        let bytes = prefix + Array(repeating: UInt8(ascii: " "), count: blanks) + key + padding + end
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: .init(bytes: bytes)))
+    }
+
+    struct EmptyBody: Encodable {}
 
     static func refusal(_ refusal: ENXRefusal) -> Response {
         json(.init(code: refusal.status), ErrorBody(refusal))

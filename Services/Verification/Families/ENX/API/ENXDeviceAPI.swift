@@ -80,7 +80,7 @@ struct ENXDeviceAPI: Sendable {
         guard try await family.codes.claim(authority: key.authority, uuid: stored.uuid, form: form, now: now, token: minted) else {
             throw ENXClaimRule.invalidCode
         }
-        return ENXAnswer.success(
+        return ENXAnswer.deviceSized(
             Verified(testtype: stored.testType.rawValue, symptomDate: stored.symptomDate?.description, testDate: stored.testDate?.description, token: token),
             random: family.context.random
         )
@@ -120,6 +120,6 @@ struct ENXDeviceAPI: Sendable {
         )
         let certificate = try ENXCertificate.sign(claims, keyID: signer.keyID, with: signer.privateKey)
         guard try await family.tokens.spend(id: id, authority: key.authority, now: now) else { throw spent }
-        return ENXAnswer.success(Certified(certificate: certificate), random: family.context.random)
+        return ENXAnswer.deviceSized(Certified(certificate: certificate), random: family.context.random)
     }
 }
