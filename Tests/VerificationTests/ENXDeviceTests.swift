@@ -283,3 +283,54 @@ import Testing
         }
     }
 }
+
+/// Random and twisted JSON to every ENX endpoint: never a crash or a 5xx; every refusal in ENX's form (or the guess
+/// allowance's plain text); a code and a token nobody sent stay usable. `FUZZ_SEED=<n>` replays a run.
+@Suite struct ENXFuzzTests {
+    @Test(arguments: TestDatabase.all)
+    func randomJSONIsAnsweredInTheFamilysForm(kind: TestDatabase) async throws {
+        // An allowance wide enough that the last check's right code is not refused for the fuzzer's wrong ones.
+        let allowance = [
+            "ONE_TIME_CODE_SOURCE_FAILURE_BURST": "200", "ONE_TIME_CODE_NETWORK_FAILURE_BURST": "400", "ONE_TIME_CODE_FAILURE_BURST": "1000",
+        ]
+        try await ENXHarness.run(on: kind, environment: allowance) { enx in
+            let fuzz = JSONFuzz(
+                ByteMutator(defaultSeed: 61_061),
+                words: ["confirmed", "likely", "negative", "user-report", enx.day(1), "2020-11-20"],
+                fieldNames: ["code", "accept", "nonce", "token", "ekeyhmac", "testType", "symptomDate", "testDate", "uuid", "codes", "padding", "phone"]
+            )
+            let (code, uuid) = try await enx.newCode()
+            let (kept, _) = try await enx.newCode()
+            let token = try await enx.token(for: code)
+            let endpoints: [(client: TestHTTPClient, path: String, key: String, template: [String: Any])] = [
+                (enx.h.app, ENXHarness.verify, enx.device, ["code": "12345678", "accept": ["confirmed"]]),
+                (enx.h.app, ENXHarness.certificate, enx.device, ["token": "x.y.z", "ekeyhmac": ENXHarness.hmac]),
+                (enx.h.issuer, ENXHarness.issue, enx.admin, ["testType": "confirmed", "symptomDate": enx.day(1), "tzOffset": -60]),
+                (enx.h.issuer, ENXHarness.batchIssue, enx.admin, ["codes": [["testType": "likely", "testDate": enx.day(2)]]]),
+                (enx.h.issuer, ENXHarness.checkCodeStatus, enx.admin, ["uuid": uuid]),
+                (enx.h.issuer, ENXHarness.expireCode, enx.admin, ["uuid": UUID().uuidString]),
+            ]
+            var statuses: [Int: Int] = [:]
+            for round in 0..<480 {
+                let endpoint = endpoints[round % endpoints.count]
+                let body = JSONFuzz.encode(round % 2 == 0 ? fuzz.randomValue() : fuzz.twisted(endpoint.template))
+                let answer = try await endpoint.client.postRaw(endpoint.path, body, headers: [("X-API-Key", endpoint.key)])
+                statuses[answer.status, default: 0] += 1
+                let sent = String(decoding: body, as: UTF8.self).prefix(200)
+                #expect(answer.status < 500, "\(endpoint.path) \(sent): \(answer.status) \(answer.text.prefix(200))")
+                if answer.status == 429, endpoint.path == ENXHarness.verify {
+                    #expect(answer.text == "Too Many Requests\n")
+                } else if answer.status >= 400 {
+                    #expect(answer.json["errorCode"] is String && answer.json["error_code"] as? String == answer.json["errorCode"] as? String, "\(endpoint.path) \(sent): \(answer.text.prefix(200))")
+                } else {
+                    #expect(answer.json["padding"] is String, "\(endpoint.path) \(sent): \(answer.text.prefix(200))")
+                }
+            }
+            print("JSON fuzzing of ENX (\(kind)): \(statuses.sorted { $0.key < $1.key })")
+            // What nobody sent is untouched: the other code verifies, the token buys its certificate.
+            #expect(try await enx.verify(kept).status == 200)
+            #expect(try await enx.certificate(token).status == 200)
+            #expect(try await enx.status(uuid).json["claimed"] as? Bool == true)
+        }
+    }
+}
