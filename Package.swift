@@ -286,7 +286,7 @@ let package = Package(
         .target(
             name: "VerificationENX",
             dependencies: [
-                "VerificationDomain", "ExposureCore",
+                "VerificationDomain", "ExposureCore", "ExposureStatistics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

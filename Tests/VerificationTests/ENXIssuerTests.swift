@@ -1,4 +1,5 @@
 import ExposureCore
+import ExposureStatistics
 import ExposureTestSupport
 import Foundation
 import Testing
@@ -249,5 +250,29 @@ import Testing
         let configuration = try VerificationConfiguration(TestServices.settings(base.merging(["ENX_CERTIFICATE_LIFETIME": "5m"]) { $1 }))
         #expect(configuration.families.enx && configuration.enx.certificateLifetime == .seconds(300))
         #expect(throws: ConfigurationError.self) { try VerificationConfiguration(TestServices.settings(base.merging(["ENX_CERTIFICATE_LIFETIME": "2h"]) { $1 })) }
+    }
+}
+
+/// ENX codes in verification's daily statistics (docs/statistics.md), beside the other families' codes.
+@Suite struct ENXStatisticsTests {
+    /// Two codes issued by one key, one of them verified: counted by family, authority and key, and claimed once;
+    /// refusals and chaff count nothing.
+    @Test(arguments: TestDatabase.all)
+    func codesAreCountedIssuedAndClaimed(kind: TestDatabase) async throws {
+        try await ENXHarness.run(on: kind) { enx in
+            let (code, _) = try await enx.newCode()
+            _ = try await enx.newCode("likely")
+            _ = try await enx.issue(["testType": "positive", "symptomDate": enx.day(1)])
+            _ = try await enx.token(for: code)
+            _ = try await enx.verify(code)
+            _ = try await enx.call(enx.h.app, ENXHarness.verify, ["code": code], key: enx.device, headers: [("X-Chaff", "1")])
+            let today = StatisticsDay(of: enx.h.clock.now())
+            let store = DailyStatisticsStore(database: enx.h.database, service: "verification")
+            let expected = [
+                "codes_issued/enx=2", "codes_issued_by_authority/default=2", "codes_issued_by_issuer/enx:ha-system=2", "codes_redeemed/enx=1",
+            ]
+            try await pollUntil { try await store.counts(from: today, through: today).count == expected.count }
+            #expect(try await store.counts(from: today, through: today).map { "\($0.figure)/\($0.breakdown)=\($0.count)" }.sorted() == expected)
+        }
     }
 }

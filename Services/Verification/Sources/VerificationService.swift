@@ -120,7 +120,12 @@ public enum VerificationService {
                     authorities: authorities, signingKeys: signingKeys, database: database, issuerLimit: configuration.issuerRateLimit,
                     clock: environment.clock, random: environment.random
                 ),
-                latency: latency, codeGuesses: configuration.codeGuesses, clock: environment.clock, random: environment.random, logger: logger
+                latency: latency, codeGuesses: configuration.codeGuesses, statistics: statistics.counter,
+                figures: ENXFamily.Figures(
+                    issued: VerificationFigures.codesIssued, issuedByAuthority: VerificationFigures.codesIssuedByAuthority,
+                    issuedByIssuer: VerificationFigures.codesIssuedByIssuer, claimed: VerificationFigures.codesRedeemed
+                ),
+                clock: environment.clock, random: environment.random, logger: logger
             )
         ) : nil
         enx?.registerDevice(on: appRouter)

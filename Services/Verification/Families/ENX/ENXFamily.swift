@@ -1,5 +1,6 @@
 import ExposureCore
 import ExposureRules
+import ExposureStatistics
 import Foundation
 import Hummingbird
 import Logging
@@ -25,22 +26,43 @@ public struct ENXFamily: Sendable {
         /// Wrong codes allowed per phone, network and for all (`ONE_TIME_CODE_…`, the limits of every family's codes
         /// people type; a throttle of the family's own).
         public var codeGuesses: GuessLimits
+        /// The service's daily statistics and the figures the family counts in them.
+        public var statistics: DailyCounter
+        public var figures: Figures
         public var clock: any WallClock
         public var random: any RandomSource
         public var logger: Logger
 
         public init(
             database: Database, codeHashes: TypedSecretHasher, authorities: any ENXAuthorities, latency: LatencyMatcher, codeGuesses: GuessLimits,
-            clock: any WallClock, random: any RandomSource, logger: Logger
+            statistics: DailyCounter, figures: Figures, clock: any WallClock, random: any RandomSource, logger: Logger
         ) {
             self.database = database
             self.codeHashes = codeHashes
             self.authorities = authorities
             self.latency = latency
             self.codeGuesses = codeGuesses
+            self.statistics = statistics
+            self.figures = figures
             self.clock = clock
             self.random = random
             self.logger = logger
+        }
+    }
+
+    /// The service's figures the family's codes count in (docs/statistics.md), each with the breakdown `enx` where
+    /// it is by family: codes issued (by family, by authority, by issuer key as `enx:<name>`) and claimed.
+    public struct Figures: Sendable {
+        public var issued: DailyFigure
+        public var issuedByAuthority: DailyFigure
+        public var issuedByIssuer: DailyFigure
+        public var claimed: DailyFigure
+
+        public init(issued: DailyFigure, issuedByAuthority: DailyFigure, issuedByIssuer: DailyFigure, claimed: DailyFigure) {
+            self.issued = issued
+            self.issuedByAuthority = issuedByAuthority
+            self.issuedByIssuer = issuedByIssuer
+            self.claimed = claimed
         }
     }
 

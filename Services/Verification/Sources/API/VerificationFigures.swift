@@ -13,7 +13,7 @@ enum VerificationFigures {
     /// TANs spent by uploads (confirmed reservations and one-phase verifications).
     static let tansRedeemed = DailyFigure("tans_redeemed", isAppSide: true)
     /// One-time codes issued by health-authority systems through the issuer listener, by issuer (the name given to
-    /// `issuers add`); a batch counts each of its codes. Not app-side: the issuers' requests.
+    /// `issuers add`, or `enx:` and an ENX admin key's name); a batch counts each of its codes. Not app-side: the issuers' requests.
     static let codesIssuedByIssuer = DailyFigure("codes_issued_by_issuer", isAppSide: false)
 
     /// teleTANs issued to officers, by their health authority (`Authority.id`).
@@ -22,11 +22,11 @@ enum VerificationFigures {
     /// counts each of its codes.
     static let codesIssuedByAuthority = DailyFigure("codes_issued_by_authority", isAppSide: false)
 
-    /// One-time codes issued, by app family (`AppFamily`: `covidshield`, `protego`), by officers and issuers alike: the
+    /// One-time codes issued, by app family (`AppFamily`: `covidshield`, `protego`; and `enx`), by officers and issuers alike: the
     /// first step of those families' funnel on the statistics page (codes issued, redeemed, uploads).
     static let codesIssued = DailyFigure("codes_issued", isAppSide: false)
     /// One-time codes redeemed by apps, by app family: the funnel's second step (a CovidShield claim, a ProteGO PIN
-    /// exchanged for its upload token).
+    /// exchanged for its upload token, an ENX code verified).
     static let codesRedeemed = DailyFigure("codes_redeemed", isAppSide: true)
 
     static let all = [

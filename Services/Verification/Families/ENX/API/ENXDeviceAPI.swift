@@ -80,6 +80,7 @@ struct ENXDeviceAPI: Sendable {
         guard try await family.codes.claim(authority: key.authority, uuid: stored.uuid, form: form, now: now, token: minted) else {
             throw ENXClaimRule.invalidCode
         }
+        family.context.statistics.count(family.context.figures.claimed, breakdown: family.name)
         return ENXAnswer.deviceSized(
             Verified(testtype: stored.testType.rawValue, symptomDate: stored.symptomDate?.description, testDate: stored.testDate?.description, token: token),
             random: family.context.random

@@ -95,6 +95,10 @@ struct ENXIssuerAPI: Sendable {
         } catch is ENXCodeStore.UUIDTaken {
             throw taken
         }
+        let figures = family.context.figures, statistics = family.context.statistics
+        statistics.count(figures.issued, breakdown: family.name)
+        statistics.count(figures.issuedByAuthority, breakdown: key.authority)
+        statistics.count(figures.issuedByIssuer, breakdown: "enx:\(key.name)")
         family.context.logger.info("ENX code issued", metadata: ["key": "\(key.name)", "authority": "\(key.authority)", "type": "\(type.rawValue)"])
         return Issued(
             uuid: uuid, code: issued.shortCode, expiresAt: ENXTime.rfc1123(expiresAt), expiresAtTimestamp: expiresAt,
